@@ -1,0 +1,52 @@
+"""`scholar stats`: what the index holds, from the docstore and the stores' own counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from indexing.errors import IndexNotBuiltError
+from indexing.settings import ScholarSettings
+from indexing.stores.docstore import DocStore
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def collect_stats(settings: ScholarSettings) -> dict:
+    db = settings.index_dir / "docstore.sqlite"
+    if not db.exists():
+        raise IndexNotBuiltError(f"no index at {settings.index_dir}: run `scholar ingest` (or `make run`)")
+    store = DocStore(db)
+    counts = store.counts()
+    manifest = store.manifest()
+    last = store.info("last_ingest") or {}
+    stats = {
+        **counts,
+        "files": len(manifest),
+        "files_skipped": sum(1 for e in manifest.values() if e.status == "skipped"),
+        "embedding_model": store.info("embed_model"),
+        "last_ingest": last,
+        "index_dir": str(settings.index_dir),
+        "index_bytes": {
+            "docstore": _size(db),
+            "chroma": _size(settings.index_dir / "chroma"),
+            "bm25": _size(settings.index_dir / "bm25"),
+        },
+    }
+    store.close()
+    return stats
+
+
+def format_stats(stats: dict) -> str:
+    lines = [
+        f"documents: {stats['documents']}   chunks: {stats['chunks']}   files: {stats['files']} "
+        f"({stats['files_skipped']} skipped)",
+        "suttas by collection: " + ", ".join(f"{k} {v}" for k, v in sorted(stats["suttas_by_collection"].items())),
+        f"embedding model: {stats['embedding_model']}",
+        "index size: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in stats["index_bytes"].items()),
+        f"last ingest: {(stats['last_ingest'] or {}).get('summary')}",
+    ]
+    return "\n".join(lines)

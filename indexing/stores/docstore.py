@@ -1,0 +1,231 @@
+"""The metadata index: documents, segments, chunks and the ingest manifest in one SQLite file.
+
+Chroma holds vectors and BM25 holds term statistics; everything a tool shows a reader (text, Pali, titles,
+neighbouring chunks, segment ranges) is read from here by key, never by re-scanning the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from indexing.models import Chunk, SourceDocument
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY, sutta_id TEXT, title TEXT, title_pali TEXT, collection TEXT, book TEXT,
+    grp INTEGER, group_title TEXT, blurb TEXT, source_path TEXT, kind TEXT, n_segments INTEGER, headers TEXT
+);
+CREATE INDEX IF NOT EXISTS documents_sutta ON documents(sutta_id);
+CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
+CREATE TABLE IF NOT EXISTS segments (
+    seg_id TEXT, doc_id TEXT, ord INTEGER, en TEXT, pali TEXT, page INTEGER, heading TEXT,
+    PRIMARY KEY (doc_id, ord)
+);
+CREATE INDEX IF NOT EXISTS segments_id ON segments(seg_id);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, doc_id TEXT, chunk_index INTEGER, source_path TEXT, data TEXT
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, chunk_index);
+CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source_path);
+CREATE TABLE IF NOT EXISTS manifest (
+    source_path TEXT PRIMARY KEY, content_hash TEXT, status TEXT, reason TEXT, chunk_ids TEXT, ingested_at REAL
+);
+CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+@dataclass
+class DocumentRecord:
+    doc_id: str
+    sutta_id: str | None
+    title: str
+    title_pali: str
+    collection: str
+    book: str
+    group: int | None
+    group_title: str
+    blurb: str
+    source_path: str
+    kind: str
+    n_segments: int
+    headers: dict[str, str]
+
+
+@dataclass
+class SegmentRecord:
+    seg_id: str | None
+    doc_id: str
+    ord: int
+    en: str
+    pali: str
+    page: int | None = None
+    heading: str = ""
+
+
+@dataclass
+class ManifestEntry:
+    source_path: str
+    content_hash: str
+    status: str  # ok | skipped
+    reason: str
+    chunk_ids: list[str]
+    ingested_at: float
+
+
+_CHUNK_FIELDS = [f.name for f in fields(Chunk)]
+
+
+class DocStore:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # One connection shared by threads (Chainlit/FastAPI workers); SQLite serialises, we guard the cursor.
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(SCHEMA)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # ---- writes ------------------------------------------------------------------------------
+    def replace_source(self, source_path: str, docs: Iterable[SourceDocument], chunks: Iterable[Chunk]) -> None:
+        """Swap everything that came from one source file, atomically: a killed run leaves the old or the new."""
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                self._delete_source(source_path)
+                for doc in docs:
+                    self._conn.execute(
+                        "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (doc.doc_id, doc.sutta_id, doc.title, doc.title_pali, doc.collection, doc.book, doc.group,
+                         doc.group_title, doc.blurb, doc.source_path, doc.kind, len(doc.units),
+                         json.dumps(doc.headers, ensure_ascii=False)),
+                    )
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO segments VALUES (?,?,?,?,?,?,?)",
+                        [(u.ref, doc.doc_id, i, u.text, u.pali, u.page, u.heading) for i, u in enumerate(doc.units)],
+                    )
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO chunks VALUES (?,?,?,?,?)",
+                    [(c.chunk_id, c.doc_id, c.chunk_index, c.source_path, json.dumps(asdict(c), ensure_ascii=False))
+                     for c in chunks],
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def delete_source(self, source_path: str) -> list[str]:
+        with self._lock:
+            self._conn.execute("BEGIN")
+            ids = self.chunk_ids_for_source(source_path)
+            self._delete_source(source_path)
+            self._conn.execute("DELETE FROM manifest WHERE source_path=?", (source_path,))
+            self._conn.execute("COMMIT")
+            return ids
+
+    def _delete_source(self, source_path: str) -> None:
+        doc_ids = [r[0] for r in self._conn.execute("SELECT doc_id FROM documents WHERE source_path=?", (source_path,))]
+        self._conn.executemany("DELETE FROM segments WHERE doc_id=?", [(d,) for d in doc_ids])
+        self._conn.execute("DELETE FROM documents WHERE source_path=?", (source_path,))
+        self._conn.execute("DELETE FROM chunks WHERE source_path=?", (source_path,))
+
+    def record(self, entry: ManifestEntry) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO manifest VALUES (?,?,?,?,?,?)",
+                (entry.source_path, entry.content_hash, entry.status, entry.reason, json.dumps(entry.chunk_ids),
+                 entry.ingested_at),
+            )
+
+    def set_info(self, key: str, value: object) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO info VALUES (?,?)", (key, json.dumps(value)))
+
+    # ---- reads -------------------------------------------------------------------------------
+    def info(self, key: str, default: object = None) -> object:
+        row = self._query("SELECT value FROM info WHERE key=?", (key,))
+        return json.loads(row[0][0]) if row else default
+
+    def manifest(self) -> dict[str, ManifestEntry]:
+        rows = self._query("SELECT * FROM manifest")
+        return {r[0]: ManifestEntry(r[0], r[1], r[2], r[3], json.loads(r[4] or "[]"), r[5]) for r in rows}
+
+    def chunk_ids_for_source(self, source_path: str) -> list[str]:
+        return [r[0] for r in self._query("SELECT chunk_id FROM chunks WHERE source_path=?", (source_path,))]
+
+    def all_chunk_ids(self) -> set[str]:
+        return {r[0] for r in self._query("SELECT chunk_id FROM chunks")}
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        rows = self._query("SELECT * FROM documents WHERE doc_id=?", (doc_id,))
+        return _doc(rows[0]) if rows else None
+
+    def document_by_sutta_id(self, sutta_id: str) -> DocumentRecord | None:
+        rows = self._query("SELECT * FROM documents WHERE sutta_id=? COLLATE NOCASE", (sutta_id,))
+        return _doc(rows[0]) if rows else None
+
+    def documents(self) -> list[DocumentRecord]:
+        return [_doc(r) for r in self._query("SELECT * FROM documents")]
+
+    def segments(self, doc_id: str) -> list[SegmentRecord]:
+        rows = self._query("SELECT * FROM segments WHERE doc_id=? ORDER BY ord", (doc_id,))
+        return [SegmentRecord(*r) for r in rows]
+
+    def segment(self, seg_id: str) -> SegmentRecord | None:
+        rows = self._query("SELECT * FROM segments WHERE seg_id=?", (seg_id,))
+        return SegmentRecord(*rows[0]) if rows else None
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        rows = self._query("SELECT data FROM chunks WHERE chunk_id=?", (chunk_id,))
+        return _chunk(rows[0][0]) if rows else None
+
+    def chunks(self, chunk_ids: list[str]) -> list[Chunk]:
+        """In the order asked; unknown IDs are dropped."""
+        if not chunk_ids:
+            return []
+        marks = ",".join("?" * len(chunk_ids))
+        found = {r[0]: _chunk(r[1]) for r in self._query(f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({marks})", tuple(chunk_ids))}
+        return [found[c] for c in chunk_ids if c in found]
+
+    def chunks_of(self, doc_id: str, lo: int = 0, hi: int = 1 << 30) -> list[Chunk]:
+        rows = self._query(
+            "SELECT data FROM chunks WHERE doc_id=? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index", (doc_id, lo, hi)
+        )
+        return [_chunk(r[0]) for r in rows]
+
+    def iter_chunks(self) -> Iterator[Chunk]:
+        for (data,) in self._query("SELECT data FROM chunks ORDER BY doc_id, chunk_index"):
+            yield _chunk(data)
+
+    def counts(self) -> dict:
+        docs = self._query("SELECT COUNT(*) FROM documents")[0][0]
+        chunks = self._query("SELECT COUNT(*) FROM chunks")[0][0]
+        by_book = dict(self._query("SELECT book, COUNT(*) FROM documents WHERE sutta_id IS NOT NULL GROUP BY book"))
+        by_kind = dict(self._query("SELECT kind, COUNT(*) FROM documents GROUP BY kind"))
+        return {"documents": docs, "chunks": chunks, "suttas_by_collection": by_book, "documents_by_kind": by_kind}
+
+    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+
+def _doc(row: tuple) -> DocumentRecord:
+    return DocumentRecord(*row[:12], headers=json.loads(row[12] or "{}"))
+
+
+def _chunk(data: str) -> Chunk:
+    raw = json.loads(data)
+    return Chunk(**{k: raw.get(k) for k in _CHUNK_FIELDS if k in raw})
+
+
+def now() -> float:
+    return time.time()
