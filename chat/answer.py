@@ -1,0 +1,75 @@
+"""The structured answer every front end (CLI, Chainlit, HTTP API) receives, and the stream events before it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Status = Literal["answered", "abstained", "failed"]
+
+
+class Citation(BaseModel):
+    ref: str  # as cited in the text: "MN 21:20.1"
+    sutta_id: str | None
+    title: str = ""
+    excerpt: str = ""
+    pali: str = ""
+    score: float = 0.0
+    chunk_id: str | None = None
+    segment_start: str | None = None
+    segment_end: str | None = None
+
+
+class ClaimVerdict(BaseModel):
+    sentence: str
+    verdict: Literal["supported", "partial", "unsupported", "uncited"]
+    reason: str = ""
+    evidence_ref: str | None = None
+    evidence_quote: str = ""
+    score: float = 0.0
+
+
+class TraceStep(BaseModel):
+    tool: str
+    input: dict
+    output_summary: str = ""
+    duration_ms: float = 0.0
+    error: str | None = None
+
+
+class Answer(BaseModel):
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    unsupported_claims: list[ClaimVerdict] = Field(default_factory=list)
+    follow_ups: list[str] = Field(default_factory=list)
+    status: Status = "answered"
+    confidence: float = 0.0
+    timings: dict[str, float] = Field(default_factory=dict)  # seconds per stage: plan, agent, verify, total, first_token
+    trace: list[TraceStep] = Field(default_factory=list)
+    search_types_used: list[str] = Field(default_factory=list)
+    timestamp: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    session_id: str | None = None
+    mode: Literal["qa", "notes"] = "qa"
+    error: str | None = None  # for status "failed": what went wrong and what to do
+
+
+class TokenEvent(BaseModel):
+    kind: Literal["token"] = "token"
+    text: str
+
+
+class StepEvent(BaseModel):
+    kind: Literal["step"] = "step"
+    phase: Literal["start", "end"]
+    step_id: str
+    step: TraceStep
+
+
+class FinalEvent(BaseModel):
+    kind: Literal["final"] = "final"
+    answer: Answer
+
+
+Event = TokenEvent | StepEvent | FinalEvent

@@ -1,0 +1,59 @@
+"""A passage: what every retrieval tool returns and what answers cite."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from indexing.ids import segment_ref
+from indexing.models import Chunk
+
+
+@dataclass
+class Passage:
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    sutta_id: str | None
+    title: str
+    text: str
+    pali: str = ""
+    collection: str = ""
+    segment_start: str | None = None
+    segment_end: str | None = None
+    page: int | None = None
+    source_path: str = ""
+    scores: dict[str, float] = field(default_factory=dict)  # bm25, dense, fused, rerank, final
+    is_hit: bool = True  # False for context added around a hit by the expander
+
+    @classmethod
+    def from_chunk(cls, chunk: Chunk, **scores: float) -> "Passage":
+        return cls(
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            chunk_index=chunk.chunk_index,
+            sutta_id=chunk.sutta_id,
+            title=chunk.title,
+            text=chunk.text,
+            pali=chunk.pali,
+            collection=chunk.collection,
+            segment_start=chunk.segment_start,
+            segment_end=chunk.segment_end,
+            page=chunk.page,
+            source_path=chunk.source_path,
+            scores=dict(scores),
+        )
+
+    @property
+    def ref(self) -> str:
+        """`MN 21:3.1–3.4` for SuttaCentral, `file.pdf p. 3` for PDFs, the title otherwise."""
+        if self.segment_start and self.sutta_id:
+            start = segment_ref(self.segment_start)
+            if self.segment_end and self.segment_end != self.segment_start:
+                return f"{start}–{self.segment_end.partition(':')[2]}"
+            return start
+        if self.page is not None:
+            return f"{self.title} p. {self.page}"
+        return self.sutta_id or self.title
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "ref": self.ref}

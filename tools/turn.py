@@ -1,0 +1,69 @@
+"""What one conversational turn has seen: the tool trace and every passage any tool returned.
+
+The tools record into it; the claim verifier checks citations against it ("was this passage retrieved in this
+turn?"); the chat shows its trace as steps. One instance per turn, never shared between sessions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tools.passages import Passage
+
+
+@dataclass
+class TraceEntry:
+    tool: str
+    input: dict
+    output_summary: str = ""
+    duration_ms: float = 0.0
+    error: str | None = None
+    output: object = None  # structured result for UIs (list of passage dicts, verdicts, ...)
+
+    def to_dict(self) -> dict:
+        return {
+            "tool": self.tool,
+            "input": self.input,
+            "output_summary": self.output_summary,
+            "duration_ms": round(self.duration_ms, 1),
+            "error": self.error,
+        }
+
+
+@dataclass
+class TurnRecorder:
+    trace: list[TraceEntry] = field(default_factory=list)
+    passages: dict[str, Passage] = field(default_factory=dict)  # chunk_id -> passage, first seen order
+    search_types_used: set[str] = field(default_factory=set)  # "bm25", "dense", "lookup", ...
+    # Called when a tool starts and when it ends, so a UI can open and close a step live.
+    on_start: Callable[[TraceEntry], None] | None = None
+    on_end: Callable[[TraceEntry], None] | None = None
+
+    def add_passages(self, passages: list[Passage]) -> None:
+        for p in passages:
+            self.passages.setdefault(p.chunk_id, p)
+
+    def seen_suttas(self) -> set[str]:
+        return {p.sutta_id for p in self.passages.values() if p.sutta_id}
+
+    def run(self, tool: str, inputs: dict, fn: Callable[[], tuple[object, str]]) -> object:
+        """Run a tool body that returns (result, one-line summary), timing and recording it."""
+        entry = TraceEntry(tool=tool, input=inputs)
+        if self.on_start:
+            self.on_start(entry)
+        started = time.perf_counter()
+        try:
+            result, summary = fn()
+            entry.output_summary = summary
+            entry.output = result
+            return result
+        except Exception as exc:
+            entry.error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            entry.duration_ms = (time.perf_counter() - started) * 1000
+            self.trace.append(entry)
+            if self.on_end:
+                self.on_end(entry)
