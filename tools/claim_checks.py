@@ -1,0 +1,160 @@
+"""Consistency checks between a claim and its evidence: numbers, named people and places, polarity.
+
+These catch what similarity cannot: "seven subjects" and "five subjects" overlap almost entirely, but one is wrong.
+Each check returns a short reason ("number differs: seven vs five") or None.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexing.text import fold
+
+_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_ORDINALS = {w: i + 2 for i, w in enumerate(
+    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
+_ORDINALS.update({"twice": 2, "thrice": 3, "sixteenth": 16, "hundredth": 100, "thousandth": 1000})
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+# "one" and "first" are too often not numbers ("one who", "first of all"); they are never compared.
+_SKIP = {"zero", "one"}
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def numbers(text: str) -> set[int]:
+    """Digits, number words ("five hundred", "eighty-four thousand") and ordinals ("a third time" -> 3)."""
+    found: set[int] = set()
+    words = _WORD.findall(fold(text).replace(",", ""))
+    i = 0
+    while i < len(words):
+        w = words[i]
+        value = None
+        if w.isdigit():
+            value = int(w)
+        elif w in _UNITS and w not in _SKIP:
+            value = _UNITS[w]
+        elif w in _TENS:
+            value = _TENS[w]
+            if i + 1 < len(words) and words[i + 1] in _UNITS and words[i + 1] != "zero":
+                value += _UNITS[words[i + 1]]
+                i += 1
+        elif w in _ORDINALS:
+            found.add(_ORDINALS[w])
+        elif w in _SCALES:
+            value = _SCALES[w]
+        if value is not None:
+            while i + 1 < len(words) and words[i + 1] in _SCALES:
+                value = value * _SCALES[words[i + 1]] if value < _SCALES[words[i + 1]] else _SCALES[words[i + 1]]
+                i += 1
+            found.add(value)
+        i += 1
+    # "one hundred", "a thousand": the scale alone was counted; that is the number meant.
+    return found
+
+
+def number_check(claim: str, evidence: str) -> str | None:
+    claimed, seen = numbers(claim), numbers(evidence)
+    missing = sorted(claimed - seen)
+    other = sorted(seen - claimed)
+    if missing and other:
+        return f"number differs: {_num_list(missing)} vs {_num_list(other)}"
+    return None
+
+
+def _num_list(values: list[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+# ---- names ---------------------------------------------------------------------------------------------------
+_CAP = re.compile(r"(?<![\w’'])([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+(?:[-’'][A-Za-zāīūṅñṭḍṇḷṁṃ]+)?)")
+# Capitalised words that are titles or epithets, not names that could be swapped for one another.
+GENERIC = {fold(w) for w in """I Buddha Buddhas Blessed One Ones Realized Tathagata Tathāgata Master Venerable Reverend Sir
+    Sirs Mendicant Mendicants Mendicant's Bhikkhu Bhikkhus Sangha Saṅgha Dhamma Teaching Lord Lady King Queen Prince
+    Princess God Gods Goddess Bodhisatta Bodhisattva Awakened Holy Noble Truth Truths Nikaya Nikāya Sutta Suttas
+    Discourse Discourses Pali Pāli English Sujato Bhante Great Elder Brahmin Brahmins Ascetic Ascetics Wanderer
+    Sakyan Sakyans Gotama Gautama Siddhattha Teacher Mr Mrs Ven Here Then Now When While After Before If In On At The This That These Those
+    There A An And But Or So Yet For With Without Also Again Finally Thus Likewise Similarly See Note He She They It
+    We You His Her Their Its Our Your What Why How Who Which Where Although Though Because Since Just Even Only Not
+    No Yes Like As By From To Of Whatever Whoever Some Any All Both Each Every Such Many Most Monks Monk Nuns Nun
+    Mara's Amen Sir's Dhp DN MN SN AN KN Jataka Commentary""".split()}
+
+
+def names(text: str, lowercase_vocab: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """Capitalised words that are not sentence-initial, not generic titles, and never written lowercase in the
+    source (`lowercase_vocab`: folded words the sutta uses in lowercase) -> folded key to the word as written."""
+    out: dict[str, str] = {}
+    for m in _CAP.finditer(text):
+        word = m.group(1)
+        before = text[: m.start()].rstrip()
+        if not before or before[-1] in ".!?:;“\"‘(—[" or before.endswith(("”", "’")) and before[:-1].rstrip()[-1:] in ".!?,":
+            continue  # sentence or quotation start: capitalised for grammar, not because it is a name
+        key = fold(re.sub(r"[’']s$", "", word))
+        if key in GENERIC or key in lowercase_vocab or len(key) < 3:
+            continue
+        out[key] = word
+    return out
+
+
+def _name_in(key: str, folded_text: str) -> bool:
+    # Pali names inflect a little in English text (Sāriputta's, Kosalans); a shared stem is enough.
+    stem = key[: max(4, len(key) - 2)]
+    return re.search(rf"\b{re.escape(stem)}", folded_text) is not None
+
+
+def name_check(claim_names: dict[str, str], evidence: str, evidence_names: dict[str, str]) -> str | None:
+    folded = fold(evidence)
+    missing = [w for k, w in claim_names.items() if not _name_in(k, folded)]
+    claim_folded = " ".join(claim_names)
+    other = [w for k, w in evidence_names.items() if not _name_in(k, claim_folded)]
+    if missing and other:
+        return f"person differs: {', '.join(missing)} vs {', '.join(other)}"
+    return None
+
+
+# ---- polarity ------------------------------------------------------------------------------------------------
+_NEG = re.compile(
+    r"\b(?:not|no|never|cannot|can't|nothing|none|neither|nor|nobody|nowhere|without|lack|lacks|lacking|"
+    r"\w+n't|\w+n’t|refuse[sd]?|refusing|fail[sed]*|failing|refrain\w*|abstain\w*)\b",
+    re.IGNORECASE,
+)
+# Opposites that share no negation word; kept short and general.
+_ANTONYMS = [("diligent", "negligent"), ("diligently", "negligently"), ("diligence", "negligence"),
+             ("skillful", "unskillful"), ("wholesome", "unwholesome"), ("right", "wrong"), ("long", "short"),
+             ("good", "bad"), ("rich", "poor"), ("wealthy", "poor"), ("praise", "blame"), ("praised", "blamed"),
+             ("permanent", "impermanent"), ("true", "false"), ("possible", "impossible"),
+             ("superior", "inferior"), ("heaven", "hell"), ("beneficial", "harmful"), ("easy", "hard")]
+
+
+def polarity(text: str) -> int:
+    """Parity of negation words: 1 for negative, 0 for positive ("not never" cancels)."""
+    return len(_NEG.findall(text.replace("’", "'"))) % 2
+
+
+def _clauses(text: str, commas: bool = False) -> list[str]:
+    # The claim is cut at commas too (its clauses are short paraphrases); the evidence only at strong breaks,
+    # so "Ever since I was born, sister, I don't recall killing" keeps its negation with its subject.
+    pattern = r"[;:.!?—]|,\s+|\s+but\s+" if commas else r"[;:.!?—]|,?\s+(?:but|while|whereas)\s+"
+    return [c for c in re.split(pattern, text) if c.strip()]
+
+
+def negation_check(claim: str, evidence: str) -> str | None:
+    """Each clause of the claim against the evidence clause sharing most content words with it: a clause that
+    says the same thing with the opposite polarity is a negation."""
+    from indexing.text import tokenize
+
+    ev = [(c, set(tokenize(c))) for c in _clauses(evidence) or [evidence]]
+    for clause in _clauses(claim, commas=True) or [claim]:
+        words = set(tokenize(clause))
+        if len(words) < 3:
+            continue
+        best, shared = max(((c, len(words & w)) for c, w in ev), key=lambda x: x[1])
+        if shared >= max(3, 0.6 * len(words)) and polarity(clause) != polarity(best):
+            return "negated"
+    c, e = set(_WORD.findall(fold(claim))), set(_WORD.findall(fold(evidence)))
+    for a, b in _ANTONYMS:
+        if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
+            return f"negated: {a if a in c else b} vs {b if a in c else a}"
+    return None

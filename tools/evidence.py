@@ -1,0 +1,305 @@
+"""Segment-level evidence search for the claim verifier: the 1–3 consecutive segments of a sutta that best cover a
+claim, inside the cited sutta or (through BM25 over chunks) anywhere in the corpus.
+
+Coverage is lexical on purpose: it is fast, explainable ("these words are not in the text") and it does not
+forgive a changed name or number the way an embedding does. Embedding similarity, when a model is given, is a
+second opinion for paraphrases whose words differ from the translation's.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from indexing.ids import segment_ref
+from indexing.stores.docstore import DocStore, DocumentRecord
+from indexing.text import fold, tokenize
+
+log = logging.getLogger(__name__)
+
+# Words that frame a claim ("MN 20 says that ...") rather than state it; they never count as missing.
+_FRAMING = set(tokenize(
+    """say says said teach teaches taught teaching tell tells told describe describes described explain explains
+    explained recount recounts recounted state states stated observe observes mention mentions mentioned
+    according text passage verse verses sutta discourse buddha declare declares warn warns likens compare
+    compares compared then also only just one even there being thing things way ways someone something
+    person people who whom whose whether still actually really indeed certain point points like such very much
+    many more most other another own same every each any some all both can could should may might must shall
+    make makes made get gets got come comes came go goes went let lets once again always never ever here
+    well thus therefore because since while during within upon onto through over under after before later first
+    """,
+    drop_stopwords=False,
+))
+MAX_WINDOW = 3  # segments; a long claim (a list, a verse) may span a few more, see `_max_window`
+# Irregular English past forms the light stemmer leaves alone: "led" must meet "leads".
+_IRREGULAR = {a: b for a, b in (pair.split(":") for pair in """led:lead taught:teach said:say went:go gone:go came:come
+    gave:give given:give saw:see seen:see heard:hear thought:think sat:sit ate:eat eaten:eat left:leave knew:know
+    known:know told:tell spoke:speak spoken:speak held:hold brought:bring made:make found:find took:take taken:take
+    became:become began:begin begun:begin stood:stand fell:fall fallen:fall felt:feel kept:keep slept:sleep met:meet
+    sought:seek bore:bear borne:bear won:win understood:understand fought:fight drove:drive driven:drive rose:rise
+    risen:rise grew:grow grown:grow threw:throw thrown:throw built:build died:die dy:die dying:die lay:lie lain:lie
+    paid:pay laid:lay sent:send spent:spend struck:strike stricken:strike wore:wear worn:wear wrote:write
+    written:write chose:choose chosen:choose forgot:forget forgotten:forget freed:free men:man women:woman
+    children:child feet:foot teeth:tooth""".split())}
+WINDOW_PENALTY = 0.02  # per extra segment: prefer the tightest window that covers the claim
+
+
+def words(text: str) -> list[str]:
+    return [_IRREGULAR.get(t, t) for t in tokenize(text)]
+
+
+def claim_tokens(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for t in words(text):
+        if t not in _FRAMING and not t.isdigit() and len(t) > 1:
+            seen.setdefault(t, None)
+    return list(seen)
+
+
+def _prefix(token: str) -> str | None:
+    return token[:5] if len(token) >= 6 else None
+
+
+@dataclass
+class SegmentView:
+    seg_id: str
+    en: str
+    tokens: frozenset[str]
+    prefixes: frozenset[str]
+
+
+@dataclass
+class SuttaView:
+    doc: DocumentRecord
+    segments: list[SegmentView]
+    tokens: frozenset[str]  # every token of the sutta and its title
+    prefixes: frozenset[str]
+    lowercase: frozenset[str]  # folded words the sutta writes in lowercase: not names
+    position: dict[str, int] = field(default_factory=dict)  # seg_id -> index
+
+    @property
+    def sutta_id(self) -> str:
+        return self.doc.sutta_id or self.doc.doc_id
+
+
+@dataclass
+class Window:
+    sutta: SuttaView
+    lo: int
+    hi: int  # inclusive
+    coverage: float
+    matched: frozenset[str]
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.en.strip() for s in self.sutta.segments[self.lo : self.hi + 1])
+
+    @property
+    def seg_start(self) -> str:
+        return self.sutta.segments[self.lo].seg_id
+
+    @property
+    def seg_end(self) -> str:
+        return self.sutta.segments[self.hi].seg_id
+
+    @property
+    def ref(self) -> str:
+        start = segment_ref(self.seg_start) if ":" in self.seg_start else self.sutta.sutta_id
+        if self.hi == self.lo:
+            return start
+        return f"{start}–{self.seg_end.partition(':')[2]}"
+
+    def region(self, margin: int) -> str:
+        lo, hi = max(0, self.lo - margin), min(len(self.sutta.segments), self.hi + margin + 1)
+        return " ".join(s.en.strip() for s in self.sutta.segments[lo:hi])
+
+
+def _max_window(tokens: list[str]) -> int:
+    return MAX_WINDOW + len(tokens) // 8
+
+
+def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:
+    if token in tokens:
+        return True
+    p = _prefix(token)
+    return p is not None and p in prefixes
+
+
+class EvidenceIndex:
+    """Per-sutta token views (cached) and window search over them."""
+
+    def __init__(self, docstore: DocStore, bm25=None, cache_size: int = 256):
+        self.docstore = docstore
+        self.bm25 = bm25
+        self._suttas: OrderedDict[str, SuttaView | None] = OrderedDict()
+        self._cache_size = cache_size
+        self._idf: dict[str, float] = {}
+        self._by_sutta_id: dict[str, str] | None = None
+
+    # ---- documents -----------------------------------------------------------------------------------------
+    def resolve(self, sutta_id: str) -> DocumentRecord | None:
+        """The document of a canonical ID, including suttas inside a range uid (`SN 12.105` in `sn12.104-114`)."""
+        doc = self.docstore.document_by_sutta_id(sutta_id)
+        if doc is not None:
+            return doc
+        m = re.match(r"^(\w+) (\d+\.)?(\d+)$", sutta_id.strip())
+        if not m:
+            return None
+        book, group, number = m.group(1).lower(), m.group(2) or "", int(m.group(3))
+        if self._by_sutta_id is None:
+            self._by_sutta_id = {d.doc_id: d.doc_id for d in self.docstore.documents()}
+        pattern = re.compile(rf"^{re.escape(book + group)}(\d+)-(\d+)$", re.IGNORECASE)
+        for doc_id in self._by_sutta_id:
+            r = pattern.match(doc_id)
+            if r and int(r.group(1)) <= number <= int(r.group(2)):
+                return self.docstore.document(doc_id)
+        return None
+
+    def sutta(self, doc_id: str) -> SuttaView | None:
+        if doc_id in self._suttas:
+            self._suttas.move_to_end(doc_id)
+            return self._suttas[doc_id]
+        doc = self.docstore.document(doc_id)
+        view = self._build(doc) if doc is not None else None
+        self._suttas[doc_id] = view
+        if len(self._suttas) > self._cache_size:
+            self._suttas.popitem(last=False)
+        return view
+
+    def _build(self, doc: DocumentRecord) -> SuttaView | None:
+        segs = []
+        all_tokens: set[str] = set(words(f"{doc.title} {doc.title_pali}"))
+        lowercase: set[str] = set()
+        for rec in self.docstore.segments(doc.doc_id):
+            if not rec.en or not rec.en.strip():
+                continue
+            toks = frozenset(words(rec.en))
+            segs.append(SegmentView(rec.seg_id or f"{doc.doc_id}:{rec.ord}", rec.en, toks,
+                                    frozenset(p for p in map(_prefix, toks) if p)))
+            all_tokens |= toks
+            lowercase.update(fold(w) for w in re.findall(r"(?<![\w’'])[a-zāīūṅñṭḍṇḷṁṃ][\wāīūṅñṭḍṇḷṁṃ]+", rec.en))
+        if not segs:
+            return None
+        return SuttaView(doc, segs, frozenset(all_tokens), frozenset(p for p in map(_prefix, all_tokens) if p),
+                         frozenset(lowercase), {s.seg_id: i for i, s in enumerate(segs)})
+
+    # ---- weights -------------------------------------------------------------------------------------------
+    def weights(self, tokens: list[str]) -> dict[str, float]:
+        """Rarer words weigh more (IDF over the BM25 chunk index when there is one)."""
+        return {t: self._idf_of(t) for t in tokens}
+
+    def _idf_of(self, token: str) -> float:
+        if token in self._idf:
+            return self._idf[token]
+        value = 1.0
+        model = getattr(self.bm25, "_bm25", None) if self.bm25 is not None else None
+        try:
+            if model is not None:
+                indptr = model.scores["indptr"]
+                n = int(model.scores["num_docs"])
+                tid = model.vocab_dict.get(token)
+                df = int(indptr[tid + 1] - indptr[tid]) if tid is not None else 0
+                # Unknown to the corpus: likely an invented detail; weigh like a rare word.
+                value = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                value = min(max(value / 3.0, 0.3), 3.0)
+        except Exception:  # bm25s internals vary by version; weights are an optimisation, not a requirement
+            log.debug("no IDF for %r", token, exc_info=True)
+        self._idf[token] = value
+        return value
+
+    # ---- search --------------------------------------------------------------------------------------------
+    def best_windows(self, view: SuttaView, tokens: list[str], weights: dict[str, float], top: int = 3,
+                     lo: int = 0, hi: int | None = None) -> list[Window]:
+        if not tokens:
+            return []
+        total = sum(weights[t] for t in tokens) or 1.0
+        segs = view.segments[lo : hi if hi is not None else len(view.segments)]
+        hits = [frozenset(t for t in tokens if _matches(t, s.tokens, s.prefixes)) for s in segs]
+        scored: list[tuple[float, int, int, frozenset[str]]] = []
+        for i in range(len(segs)):
+            if not hits[i]:
+                continue
+            acc: frozenset[str] = frozenset()
+            for j in range(i, min(i + _max_window(tokens), len(segs))):
+                acc = acc | hits[j]
+                if not hits[j] and j > i:
+                    break
+                cov = sum(weights[t] for t in acc) / total - WINDOW_PENALTY * (j - i)
+                scored.append((cov, lo + i, lo + j, acc))
+        scored.sort(key=lambda x: -x[0])
+        out: list[Window] = []
+        for cov, a, b, acc in scored:
+            if any(not (b < w.lo or a > w.hi) for w in out):
+                continue
+            out.append(Window(view, a, b, max(cov, 0.0), acc))
+            if len(out) >= top:
+                break
+        return out
+
+    def sutta_coverage(self, view: SuttaView, tokens: list[str], weights: dict[str, float]) -> tuple[float, list[str]]:
+        total = sum(weights[t] for t in tokens) or 1.0
+        missing = [t for t in tokens if not _matches(t, view.tokens, view.prefixes)]
+        return 1.0 - sum(weights[t] for t in missing) / total, missing
+
+    def search_corpus(self, text: str, tokens: list[str], weights: dict[str, float], exclude: set[str],
+                      k: int = 12) -> list[Window]:
+        """Best windows in the chunks BM25 ranks highest for the claim, outside the `exclude` doc_ids."""
+        if self.bm25 is None or not tokens:
+            return []
+        try:
+            hits = self.bm25.search(" ".join(tokens), k=k + 8)
+        except Exception:
+            log.warning("BM25 search failed while locating a claim", exc_info=True)
+            return []
+        chunks = self.docstore.chunks([h.chunk_id for h in hits])
+        found: list[Window] = []
+        for chunk in chunks:
+            if chunk.doc_id in exclude or not chunk.segment_start:
+                continue
+            view = self.sutta(chunk.doc_id)
+            if view is None:
+                continue
+            lo = view.position.get(chunk.segment_start, 0)
+            hi = view.position.get(chunk.segment_end or chunk.segment_start, len(view.segments) - 1) + 1
+            # A little margin: a claim may straddle the chunk boundary.
+            found.extend(self.best_windows(view, tokens, weights, top=1, lo=max(0, lo - 2),
+                                           hi=min(len(view.segments), hi + 2)))
+            if len(found) >= k:
+                break
+        found.sort(key=lambda w: -w.coverage)
+        return found
+
+
+def segment_exists(view: SuttaView, local: str) -> bool:
+    """`3.1` names a segment; `3` names a section (any segment `3.x`)."""
+    uid = view.doc.doc_id
+    if f"{uid}:{local}" in view.position:
+        return True
+    prefix = f"{uid}:{local}."
+    return any(s.startswith(prefix) for s in view.position)
+
+
+class EmbeddingScorer:
+    """Cosine similarity between claim parts and evidence windows with one batched call per verification."""
+
+    def __init__(self, embed_model, cache_size: int = 4096):
+        self.model = embed_model
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    def similarities(self, pairs: list[tuple[str, str]]) -> list[float]:
+        texts = {t for pair in pairs for t in pair if t not in self._cache}
+        if texts:
+            ordered = sorted(texts)
+            vectors = self.model.get_text_embedding_batch(ordered)
+            for t, v in zip(ordered, vectors):
+                arr = np.asarray(v, dtype=np.float32)
+                self._cache[t] = arr / (np.linalg.norm(arr) or 1.0)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return [float(self._cache[a] @ self._cache[b]) for a, b in pairs]
