@@ -7,9 +7,14 @@ import hashlib
 from indexing.models import Chunk, SourceDocument, Unit
 
 
-def chunk_id_for(doc_id: str, first: Unit, last: Unit, index: int) -> str:
-    # Location, not content order alone: the same text re-ingested gets the same ID; an edited span gets a new one.
-    anchor = f"{doc_id}|{first.ref or first.page or ''}|{last.ref or last.page or ''}|{first.heading}|{index}"
+# Kinds whose every unit (a Q&A pair, a table row) is a chunk of its own.
+_ONE_UNIT_PER_CHUNK = frozenset({"faq", "csv"})
+
+
+def chunk_id_for(doc_id: str, first: Unit, last: Unit, index: int, text: str = "") -> str:
+    # Location plus content: the same text re-ingested gets the same ID; an edited span gets a new one, so nothing
+    # keyed by chunk ID (vectors, caches, citations) can silently point at text that changed.
+    anchor = f"{doc_id}|{first.ref or first.page or ''}|{last.ref or last.page or ''}|{first.heading}|{index}|{text}"
     return hashlib.sha1(anchor.encode("utf-8")).hexdigest()[:20]
 
 
@@ -38,13 +43,14 @@ def chunk_document(doc: SourceDocument, target_chars: int = 700, max_chars: int 
     breaking preferably where a paragraph starts, never inside a unit."""
     chunks: list[Chunk] = []
     offset = 0
-    for index, group in enumerate(_groups(doc.units, target_chars, max_chars)):
+    groups = [[u] for u in doc.units] if doc.kind in _ONE_UNIT_PER_CHUNK else _groups(doc.units, target_chars, max_chars)
+    for index, group in enumerate(groups):
         text = "\n".join(u.text for u in group) if group[0].is_verse else " ".join(u.text for u in group)
         pali = "\n".join(u.pali for u in group if u.pali)
         first, last = group[0], group[-1]
         chunks.append(
             Chunk(
-                chunk_id=chunk_id_for(doc.doc_id, first, last, index),
+                chunk_id=chunk_id_for(doc.doc_id, first, last, index, f"{text}\x00{pali}"),
                 doc_id=doc.doc_id,
                 chunk_index=index,
                 text=text,

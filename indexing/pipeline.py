@@ -1,13 +1,17 @@
 """`scholar ingest`: discover -> read -> chunk -> embed -> write Chroma, docstore and BM25, incrementally.
 
 Each source file is a unit of work recorded in the manifest (content hash -> chunk IDs) only after its chunks are
-in both stores, so a run killed at any point is completed, not duplicated, by the next one.
+in both stores, so a run killed at any point is completed, not duplicated, by the next one. A flag in the docstore
+marks a run in progress: a run that finds it set first makes Chroma agree with the docstore (orphaned vectors
+deleted, files with missing vectors redone) and always rebuilds BM25.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,15 +23,17 @@ from indexing.embeddings import build_embed_model, embed_model_name
 from indexing.errors import IndexingError, SourceError
 from indexing.models import Chunk, SourceDocument
 from indexing.settings import ScholarSettings
-from indexing.sources.router import content_hash, discover
-from indexing.stores.bm25_store import BM25Store
+from indexing.sources.router import Reader, content_hash, discover
+from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore, ManifestEntry, now
 
 log = logging.getLogger(__name__)
 
-# Files are embedded together until a batch holds this many chunks: fewer, fuller encoder calls.
+# Files are embedded and written together until a group holds this many chunks: fewer Chroma and SQLite calls.
 EMBED_GROUP_CHUNKS = 512
+# Set while a run is changing the stores; a run that finds it set was interrupted and reconciles them first.
+DIRTY_KEY = "ingest_in_progress"
 
 
 @dataclass
@@ -40,7 +46,11 @@ class IngestReport:
     chunks_written: int = 0
     chunks_removed: int = 0
     seconds: float = 0.0
+    parse_seconds: float = 0.0
     embed_seconds: float = 0.0
+    chroma_seconds: float = 0.0
+    docstore_seconds: float = 0.0
+    bm25_seconds: float = 0.0
     bm25_rebuilt: bool = False
 
     def summary(self) -> str:
@@ -95,7 +105,14 @@ def ingest(
         log.warning("embedding model changed (%s -> %s): re-embedding everything", recorded, model_name)
         manifest = {}
 
-    todo: list[tuple[Path, object, str]] = []
+    # A previous run stopped before it finished (or the vector store lost data): make Chroma agree with the
+    # docstore first, and redo every file whose vectors are missing.
+    dirty = bool(store.info(DIRTY_KEY))
+    redo: set[str] = set()
+    if dirty or indexes.chroma.count() != store.chunk_count():
+        redo = _reconcile(indexes, report)
+
+    todo: list[tuple[Path, Reader, str]] = []
     seen: set[str] = set()
     for path, reader in discover(roots):
         report.files_seen += 1
@@ -104,30 +121,35 @@ def ingest(
         try:
             digest = content_hash(path)
         except OSError as exc:
-            _skip(store, report, key, "", f"unreadable: {exc.strerror or exc}")
+            store.set_info(DIRTY_KEY, True)
+            _skip(indexes, report, key, "", f"unreadable: {exc.strerror or exc}")
             continue
         entry = manifest.get(key)
-        if entry and entry.content_hash == digest:
+        if entry and entry.content_hash == digest and key not in redo:
             report.files_unchanged += 1
             continue
         todo.append((path, reader, digest))
 
-    # Files that were ingested from these roots and are gone now.
-    for key in manifest:
-        if key not in seen and any(Path(key).is_relative_to(r) for r in roots):
-            removed = store.delete_source(key)
-            indexes.chroma.delete_source(key)
-            report.files_removed += 1
-            report.chunks_removed += len(removed)
+    gone = [key for key in manifest if key not in seen and any(Path(key).is_relative_to(r) for r in roots)]
+    if todo or gone:
+        store.set_info(DIRTY_KEY, True)  # cleared only once Chroma, docstore and BM25 agree again
+    for key in gone:
+        removed = store.delete_source(key)
+        indexes.chroma.delete_ids(removed)
+        report.files_removed += 1
+        report.chunks_removed += len(removed)
 
     if todo:
         model = embed_model or build_embed_model(settings)
         _process(todo, settings, indexes, model, report, progress)
 
-    if todo or report.files_removed or not (settings.index_dir / "bm25" / "tokenizer.json").exists():
+    if todo or gone or dirty or indexes.bm25.stored_tokenizer() != TOKENIZER_ID:
         _reconcile(indexes, report)
+        t0 = time.perf_counter()
         _rebuild_bm25(indexes)
+        report.bm25_seconds = time.perf_counter() - t0
         report.bm25_rebuilt = True
+    store.set_info(DIRTY_KEY, False)
     store.set_info("embed_model", model_name)
     report.seconds = time.perf_counter() - started
     store.set_info("last_ingest", {"at": now(), "summary": report.summary()})
@@ -135,73 +157,108 @@ def ingest(
     return report
 
 
-def _skip(store: DocStore, report: IngestReport, key: str, digest: str, reason: str) -> None:
-    log.warning("skipped %s: %s", key, reason)
+def embed_texts(
+    model: BaseEmbedding, texts: list[str], on_batch: Callable[[int], None] | None = None
+) -> list[list[float]]:
+    """Embed in the model's batch size, longest texts first: a batch of similar lengths wastes little on padding.
+    Vectors come back in the order of `texts`."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    size = max(1, getattr(model, "embed_batch_size", 64) or 64)
+    vectors: list[list[float] | None] = [None] * len(texts)
+    for start in range(0, len(order), size):
+        batch = order[start : start + size]
+        for i, vector in zip(batch, model.get_text_embedding_batch([texts[i] for i in batch])):
+            vectors[i] = vector
+        if on_batch:
+            on_batch(len(batch))
+    return vectors  # type: ignore[return-value]
+
+
+def _skip(indexes: Indexes, report: IngestReport, key: str, digest: str, reason: str) -> None:
+    log.warning("skipped %s: %s", Path(key).name, reason)
     report.skipped.append((key, reason))
-    store.delete_source(key)
-    store.record(ManifestEntry(key, digest, "skipped", reason, [], now()))
+    indexes.chroma.delete_ids(indexes.docstore.delete_source(key))
+    indexes.docstore.record(ManifestEntry(key, digest, "skipped", reason, [], now()))
+
+
+def _parse(path: Path, reader: Reader, settings: ScholarSettings) -> tuple[list[SourceDocument], list[Chunk]]:
+    docs = reader(path, settings)
+    chunks = [c for d in docs for c in chunk_document(d, settings.chunk_target_chars, settings.chunk_max_chars)]
+    return docs, chunks
 
 
 def _process(todo, settings, indexes: Indexes, model: BaseEmbedding, report: IngestReport, progress: bool) -> None:
-    pending: list[_Pending] = []
-    bar = tqdm(total=None, unit="chunk", desc="embedding", disable=not progress, smoothing=0.1)
-
-    def flush() -> None:
-        nonlocal pending
-        if not pending:
-            return
-        chunks = [c for p in pending for c in p.chunks]
-        t0 = time.perf_counter()
-        vectors = model.get_text_embedding_batch([c.embedding_text() for c in chunks]) if chunks else []
-        report.embed_seconds += time.perf_counter() - t0
-        offset = 0
-        for item in pending:
-            n = len(item.chunks)
-            key = str(item.path)
-            indexes.chroma.delete_source(key)
-            if n:
-                indexes.chroma.upsert(item.chunks, vectors[offset : offset + n])
-            indexes.docstore.replace_source(key, item.docs, item.chunks)
-            indexes.docstore.record(ManifestEntry(key, item.digest, "ok", "", [c.chunk_id for c in item.chunks], now()))
-            offset += n
-            report.files_ingested += 1
-            report.chunks_written += n
-        bar.update(len(chunks))
-        pending = []
-
+    # Parse everything first (seconds for the whole corpus) so the bar knows its total and shows rate and ETA.
+    t0 = time.perf_counter()
+    parsed: deque[_Pending] = deque()
     for path, reader, digest in todo:
+        key = str(path)
         try:
-            docs = reader(path, settings)
+            docs, chunks = _parse(path, reader, settings)
         except SourceError as exc:
-            _skip(indexes.docstore, report, str(path), digest, str(exc))
-            indexes.chroma.delete_source(str(path))
+            _skip(indexes, report, key, digest, str(exc))
             continue
         except Exception as exc:  # a reader bug must not stop a 3,000-file run; the reason is recorded
             log.exception("reader failed on %s", path)
-            _skip(indexes.docstore, report, str(path), digest, f"{type(exc).__name__}: {exc}")
-            indexes.chroma.delete_source(str(path))
+            _skip(indexes, report, key, digest, f"{type(exc).__name__}: {exc}")
             continue
-        if not docs:
-            _skip(indexes.docstore, report, str(path), digest, "no text found")
+        if not chunks:
+            _skip(indexes, report, key, digest, "no text found")
             continue
-        chunks = [c for d in docs for c in chunk_document(d, settings.chunk_target_chars, settings.chunk_max_chars)]
-        pending.append(_Pending(path, digest, docs, chunks))
-        if sum(len(p.chunks) for p in pending) >= EMBED_GROUP_CHUNKS:
-            flush()
-    flush()
-    bar.close()
+        parsed.append(_Pending(path, digest, docs, chunks))
+    report.parse_seconds = time.perf_counter() - t0
+
+    total = sum(len(p.chunks) for p in parsed)
+    with tqdm(total=total, unit="chunk", desc="embedding", disable=not progress, smoothing=0.05) as bar:
+        group: list[_Pending] = []
+        while parsed:
+            group.append(parsed.popleft())  # popped, so written groups are freed as the run goes
+            if sum(len(p.chunks) for p in group) >= EMBED_GROUP_CHUNKS or not parsed:
+                _write_group(group, indexes, model, report, bar.update)
+                group = []
 
 
-def _reconcile(indexes: Indexes, report: IngestReport) -> None:
-    """Chroma must hold exactly the docstore's chunks; a run killed between the two writes can leave extras."""
+def _write_group(group: list[_Pending], indexes: Indexes, model: BaseEmbedding, report: IngestReport,
+                 on_batch: Callable[[int], None]) -> None:
+    """Embed, then Chroma, then the docstore with the manifest in one transaction. Killed anywhere in here, the
+    files are not in the manifest yet and the next run redoes them; upserts make the redo idempotent."""
+    chunks = [c for p in group for c in p.chunks]
+    t0 = time.perf_counter()
+    vectors = embed_texts(model, [c.embedding_text() for c in chunks], on_batch)
+    t1 = time.perf_counter()
+    report.embed_seconds += t1 - t0
+
+    fresh = {c.chunk_id for c in chunks}
+    stale = [cid for p in group for cid in indexes.docstore.chunk_ids_for_source(str(p.path)) if cid not in fresh]
+    indexes.chroma.delete_ids(stale)
+    indexes.chroma.upsert(chunks, vectors)
+    t2 = time.perf_counter()
+    report.chroma_seconds += t2 - t1
+
+    stamp = now()
+    indexes.docstore.replace_sources(
+        (str(p.path), p.docs, p.chunks, ManifestEntry(str(p.path), p.digest, "ok", "", [c.chunk_id for c in p.chunks], stamp))
+        for p in group
+    )
+    report.docstore_seconds += time.perf_counter() - t2
+    report.files_ingested += len(group)
+    report.chunks_written += len(chunks)
+
+
+def _reconcile(indexes: Indexes, report: IngestReport) -> set[str]:
+    """Make Chroma hold exactly the docstore's chunks: delete vectors no chunk owns (a run killed between the
+    writes leaves some) and return the source files whose chunks have no vector, for the caller to redo."""
     wanted = indexes.docstore.all_chunk_ids()
-    if indexes.chroma.count() == len(wanted):
-        return
-    extra = list(indexes.chroma.ids() - wanted)
+    have = indexes.chroma.ids()
+    extra = list(have - wanted)
     if extra:
         log.info("removing %d orphaned vectors", len(extra))
         indexes.chroma.delete_ids(extra)
         report.chunks_removed += len(extra)
+    missing = wanted - have
+    if missing:
+        log.info("%d chunks have no vector; their files will be re-ingested", len(missing))
+    return indexes.docstore.sources_of(missing) if missing else set()
 
 
 def _rebuild_bm25(indexes: Indexes) -> None:

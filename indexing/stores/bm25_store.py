@@ -53,22 +53,33 @@ class BM25Store:
         self.directory.mkdir(parents=True, exist_ok=True)
         if self._bm25 is None:
             return
-        self._bm25.save(str(self.directory), show_progress=False)
+        if self._ids:  # bm25s cannot save an empty index; an empty ids.json says "nothing to search"
+            self._bm25.save(str(self.directory), show_progress=False)
         (self.directory / "ids.json").write_text(json.dumps(self._ids))
+        # written last: its presence with the current ID is what marks the index as complete
         (self.directory / "tokenizer.json").write_text(json.dumps({"tokenizer": TOKENIZER_ID}))
 
-    def load(self) -> "BM25Store":
+    def stored_tokenizer(self) -> str | None:
+        """The tokenizer the persisted index was built with; None when there is no index."""
         meta = self.directory / "tokenizer.json"
         if not meta.exists():
+            return None
+        try:
+            return json.loads(meta.read_text()).get("tokenizer")
+        except ValueError:
+            return "unreadable"
+
+    def load(self) -> "BM25Store":
+        found = self.stored_tokenizer()
+        if found is None:
             raise IndexingError(f"no BM25 index at {self.directory}: run `scholar ingest`")
-        found = json.loads(meta.read_text()).get("tokenizer")
         if found != TOKENIZER_ID:
             raise IndexingError(
                 f"BM25 index at {self.directory} was built with tokenizer {found!r}, this code uses "
-                f"{TOKENIZER_ID!r}: re-run `scholar ingest --rebuild-bm25`"
+                f"{TOKENIZER_ID!r}: re-run `scholar ingest` to rebuild it"
             )
-        self._bm25 = bm25s.BM25.load(str(self.directory), show_progress=False, mmap=False)
         self._ids = json.loads((self.directory / "ids.json").read_text())
+        self._bm25 = bm25s.BM25.load(str(self.directory), show_progress=False, mmap=False) if self._ids else None
         return self
 
     def search(self, query: str, k: int = 20, allowed: set[str] | None = None) -> list[BM25Hit]:

@@ -98,30 +98,43 @@ class DocStore:
     # ---- writes ------------------------------------------------------------------------------
     def replace_source(self, source_path: str, docs: Iterable[SourceDocument], chunks: Iterable[Chunk]) -> None:
         """Swap everything that came from one source file, atomically: a killed run leaves the old or the new."""
+        self.replace_sources([(source_path, docs, chunks, None)])
+
+    def replace_sources(
+        self, items: Iterable[tuple[str, Iterable[SourceDocument], Iterable[Chunk], ManifestEntry | None]]
+    ) -> None:
+        """Several files in one transaction, each with its manifest entry: one commit per embedding group instead of
+        two per file, and the manifest can never claim a file whose chunks are not there."""
         with self._lock:
             self._conn.execute("BEGIN")
             try:
-                self._delete_source(source_path)
-                for doc in docs:
-                    self._conn.execute(
-                        "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (doc.doc_id, doc.sutta_id, doc.title, doc.title_pali, doc.collection, doc.book, doc.group,
-                         doc.group_title, doc.blurb, doc.source_path, doc.kind, len(doc.units),
-                         json.dumps(doc.headers, ensure_ascii=False)),
-                    )
-                    self._conn.executemany(
-                        "INSERT OR REPLACE INTO segments VALUES (?,?,?,?,?,?,?)",
-                        [(u.ref, doc.doc_id, i, u.text, u.pali, u.page, u.heading) for i, u in enumerate(doc.units)],
-                    )
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO chunks VALUES (?,?,?,?,?)",
-                    [(c.chunk_id, c.doc_id, c.chunk_index, c.source_path, json.dumps(asdict(c), ensure_ascii=False))
-                     for c in chunks],
-                )
+                for source_path, docs, chunks, entry in items:
+                    self._write_source(source_path, docs, chunks)
+                    if entry is not None:
+                        self._record(entry)
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+
+    def _write_source(self, source_path: str, docs: Iterable[SourceDocument], chunks: Iterable[Chunk]) -> None:
+        self._delete_source(source_path)
+        for doc in docs:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (doc.doc_id, doc.sutta_id, doc.title, doc.title_pali, doc.collection, doc.book, doc.group,
+                 doc.group_title, doc.blurb, doc.source_path, doc.kind, len(doc.units),
+                 json.dumps(doc.headers, ensure_ascii=False)),
+            )
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO segments VALUES (?,?,?,?,?,?,?)",
+                [(u.ref, doc.doc_id, i, u.text, u.pali, u.page, u.heading) for i, u in enumerate(doc.units)],
+            )
+        self._conn.executemany(
+            "INSERT OR REPLACE INTO chunks VALUES (?,?,?,?,?)",
+            [(c.chunk_id, c.doc_id, c.chunk_index, c.source_path, json.dumps(asdict(c), ensure_ascii=False))
+             for c in chunks],
+        )
 
     def delete_source(self, source_path: str) -> list[str]:
         with self._lock:
@@ -140,11 +153,14 @@ class DocStore:
 
     def record(self, entry: ManifestEntry) -> None:
         with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO manifest VALUES (?,?,?,?,?,?)",
-                (entry.source_path, entry.content_hash, entry.status, entry.reason, json.dumps(entry.chunk_ids),
-                 entry.ingested_at),
-            )
+            self._record(entry)
+
+    def _record(self, entry: ManifestEntry) -> None:
+        self._conn.execute(
+            "INSERT OR REPLACE INTO manifest VALUES (?,?,?,?,?,?)",
+            (entry.source_path, entry.content_hash, entry.status, entry.reason, json.dumps(entry.chunk_ids),
+             entry.ingested_at),
+        )
 
     def set_info(self, key: str, value: object) -> None:
         with self._lock:
@@ -161,6 +177,19 @@ class DocStore:
 
     def chunk_ids_for_source(self, source_path: str) -> list[str]:
         return [r[0] for r in self._query("SELECT chunk_id FROM chunks WHERE source_path=?", (source_path,))]
+
+    def sources_of(self, chunk_ids: Iterable[str]) -> set[str]:
+        ids = list(chunk_ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._query(f"SELECT DISTINCT source_path FROM chunks WHERE chunk_id IN ({marks})", tuple(part))
+            found.update(r[0] for r in rows)
+        return found
+
+    def chunk_count(self) -> int:
+        return self._query("SELECT COUNT(*) FROM chunks")[0][0]
 
     def all_chunk_ids(self) -> set[str]:
         return {r[0] for r in self._query("SELECT chunk_id FROM chunks")}

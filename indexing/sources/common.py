@@ -1,0 +1,57 @@
+"""Helpers shared by the readers of ordinary files (PDF, Markdown, CSV, text)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from indexing.errors import SourceError
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+
+
+def file_doc_id(path: Path, kind: str) -> str:
+    # Readable (the file name) and unique (two `notes.md` in different folders must not collide); stable as long
+    # as the file stays where it is, which is what makes re-ingesting it yield the same chunk IDs.
+    digest = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:8]
+    return f"{kind}:{path.name}#{digest}"
+
+
+def read_utf8(path: Path) -> str:
+    data = path.read_bytes()
+    if not data.strip():
+        raise SourceError("empty file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from exc
+
+
+def paragraphs(text: str) -> list[str]:
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def split_long(text: str, max_chars: int) -> list[str]:
+    """Pieces of at most ~max_chars, cut between sentences (a single over-long sentence is cut between words)."""
+    if len(text) <= max_chars:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(text):
+        while len(sentence) > max_chars:
+            cut = sentence.rfind(" ", 0, max_chars)
+            cut = cut if cut > 0 else max_chars
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        if current and len(current) + 1 + len(sentence) > max_chars:
+            pieces.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        pieces.append(current)
+    return [p for p in pieces if p]
