@@ -10,10 +10,13 @@ import logging
 import os
 from pathlib import Path
 
-from llama_index.core.base.embeddings.base import BaseEmbedding
+from typing import TYPE_CHECKING
 
 from indexing.errors import IndexingError
 from indexing.settings import ScholarSettings
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llama_index.core.base.embeddings.base import BaseEmbedding
+from typing import TYPE_CHECKING
+
 from tqdm import tqdm
 
 from indexing.chunking import chunk_document
@@ -27,6 +28,9 @@ from indexing.sources.router import Reader, content_hash, discover
 from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore, ManifestEntry, now
+
+if TYPE_CHECKING:  # importing llama_index costs seconds; a no-op re-ingest should not pay it
+    from llama_index.core.base.embeddings.base import BaseEmbedding
 
 log = logging.getLogger(__name__)
 

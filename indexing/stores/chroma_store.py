@@ -11,13 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from llama_index.core.vector_stores.types import (
-    FilterOperator,
-    MetadataFilter,
-    MetadataFilters,
-    VectorStoreQuery,
-)
-from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from indexing.errors import IndexingError
 from indexing.models import Chunk
@@ -59,7 +52,16 @@ class ChromaStore:
             )
         except Exception as exc:
             raise IndexingError(f"cannot open Chroma collection {collection!r} at {self.location}: {exc}") from exc
-        self.vector_store = ChromaVectorStore(chroma_collection=self.collection)
+        self._vector_store = None
+
+    @property
+    def vector_store(self):
+        # Built on first query: ingest only writes, and llama_index's import is seconds on a busy machine.
+        if self._vector_store is None:
+            from llama_index.vector_stores.chroma import ChromaVectorStore
+
+            self._vector_store = ChromaVectorStore(chroma_collection=self.collection)
+        return self._vector_store
 
     def upsert(self, chunks: list[Chunk], embeddings: list[list[float]]) -> None:
         if len(chunks) != len(embeddings):
@@ -93,6 +95,13 @@ class ChromaStore:
         return self.collection.count()
 
     def search(self, vector: list[float], k: int = 20, where: dict[str, str] | None = None) -> list[DenseHit]:
+        from llama_index.core.vector_stores.types import (
+            FilterOperator,
+            MetadataFilter,
+            MetadataFilters,
+            VectorStoreQuery,
+        )
+
         filters = None
         if where:
             filters = MetadataFilters(
