@@ -1,0 +1,368 @@
+"""The offline default LLM: the Qwen2.5-Coder 1.5B GGUF run in-process by llama-cpp-python, as a LlamaIndex LLM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator, Sequence
+
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    ChatResponseAsyncGen,
+    ChatResponseGen,
+    CompletionResponse,
+    CompletionResponseAsyncGen,
+    CompletionResponseGen,
+    LLMMetadata,
+    MessageRole,
+)
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+from llama_index.core.llms.custom import CustomLLM
+
+from chat.errors import ChatError, LLMUnavailableError
+from chat.providers.model_files import MODEL_NAME, install_model, is_verified, model_path, model_status
+from indexing.settings import ScholarSettings
+
+log = logging.getLogger(__name__)
+
+# "Observation:" stops a ReAct step where the tool output belongs, so the model cannot invent one.
+STOP_SEQUENCES = ["<|im_end|>", "<|endoftext|>", "Observation:"]
+DEFAULT_SYSTEM = "You are a helpful assistant."
+_ROLE = {MessageRole.SYSTEM: "system", MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
+
+
+def chatml(messages: Sequence[ChatMessage]) -> str:
+    """Qwen's ChatML; tool/function outputs go in as user turns, which is how the ReAct formatter sends them too."""
+    out: list[str] = []
+    if not messages or messages[0].role != MessageRole.SYSTEM:
+        out.append(f"<|im_start|>system\n{DEFAULT_SYSTEM}<|im_end|>\n")
+    for message in messages:
+        role = _ROLE.get(message.role, "user")
+        out.append(f"<|im_start|>{role}\n{message.content or ''}<|im_end|>\n")
+    out.append("<|im_start|>assistant\n")
+    return "".join(out)
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0  # prompt prefix already in llama.cpp's KV cache from the previous call
+    completion_tokens: int = 0
+    prompt_seconds: float = 0.0  # until the first token: prompt evaluation of the non-reused part
+    decode_seconds: float = 0.0
+
+    @property
+    def prompt_tps(self) -> float:
+        evaluated = self.prompt_tokens - self.reused_tokens
+        return evaluated / self.prompt_seconds if self.prompt_seconds > 0 else 0.0
+
+    @property
+    def decode_tps(self) -> float:
+        return self.completion_tokens / self.decode_seconds if self.decode_seconds > 0 else 0.0
+
+
+class _Runtime:
+    """One llama.cpp instance per (model, n_ctx) per process; llama.cpp is not re-entrant, hence the lock.
+
+    The thread count of the first load stays: a second instance would cost another KV cache and its prefix."""
+
+    _instances: dict[tuple, "_Runtime"] = {}
+    _registry_lock = threading.Lock()
+
+    def __init__(self, llama: Any) -> None:
+        self.llama = llama
+        self.lock = threading.Lock()
+
+    @classmethod
+    def get(cls, path: str, n_ctx: int, n_threads: int, n_batch: int) -> "_Runtime":
+        key = (path, n_ctx, n_batch)
+        with cls._registry_lock:
+            runtime = cls._instances.get(key)
+            if runtime is None:
+                runtime = cls(_load_llama(path, n_ctx, n_threads, n_batch))
+                cls._instances[key] = runtime
+            return runtime
+
+
+def _load_llama(path: str, n_ctx: int, n_threads: int, n_batch: int) -> Any:
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:
+        raise LLMUnavailableError(
+            "llama-cpp-python is not installed; `pip install -e '.[local-llm]'` (or use Ollama)."
+        ) from exc
+    started = time.perf_counter()
+    try:
+        llama = Llama(
+            model_path=path,
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            n_batch=n_batch,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise LLMUnavailableError(
+            f"The embedded model at {path} could not be loaded ({exc}); run `scholar models install` to rebuild it."
+        ) from exc
+    log.info("loaded %s in %.1fs (n_ctx=%d, threads=%d)",
+             Path(path).name, time.perf_counter() - started, n_ctx, n_threads)
+    return llama
+
+
+class EmbeddedLLM(CustomLLM):
+    model_path: str = Field(description="Path to the assembled GGUF.")
+    context_window: int = Field(default=8192)
+    max_tokens: int = Field(default=512)
+    temperature: float = Field(default=0.1)
+    n_threads: int = Field(default=2)
+    n_batch: int = Field(default=512)
+    repeat_penalty: float = Field(default=1.05)
+
+    _last_stats: GenerationStats | None = PrivateAttr(default=None)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "EmbeddedLlamaCpp"
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(
+            context_window=self.context_window,
+            num_output=self.max_tokens,
+            is_chat_model=True,
+            model_name=MODEL_NAME,
+        )
+
+    @property
+    def last_stats(self) -> GenerationStats | None:
+        return self._last_stats
+
+    def _runtime(self) -> _Runtime:
+        return _Runtime.get(self.model_path, self.context_window, self.n_threads, self.n_batch)
+
+    def warm_up(self) -> None:
+        """Load the weights now rather than on the first question."""
+        self._runtime()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._runtime().llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    # --- generation ---------------------------------------------------------------------------------------
+    def _stream_text(self, prompt: str, **kwargs: Any) -> Iterator[str]:
+        runtime = self._runtime()
+        llama = runtime.llama
+        stop = STOP_SEQUENCES + list(kwargs.get("stop") or [])
+        max_tokens = int(kwargs.get("max_tokens") or self.max_tokens)
+        temperature = float(kwargs.get("temperature", self.temperature))
+        with runtime.lock:
+            tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+            if len(tokens) + 16 > self.context_window:
+                raise ChatError(
+                    f"The prompt is {len(tokens)} tokens, more than the model's context window of "
+                    f"{self.context_window}; shorten the conversation or raise SCHOLAR_LLM_CONTEXT_WINDOW."
+                )
+            max_tokens = min(max_tokens, self.context_window - len(tokens))
+            stats = GenerationStats(prompt_tokens=len(tokens))
+            try:
+                stats.reused_tokens = llama.longest_token_prefix(llama._input_ids.tolist(), tokens)
+            except AttributeError:  # private attribute; only used for the figures
+                pass
+            started = time.perf_counter()
+            first_at: float | None = None
+            stream = llama.create_completion(
+                tokens,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=0.9,
+                repeat_penalty=self.repeat_penalty,
+                stop=stop,
+                stream=True,
+            )
+            try:
+                for chunk in stream:
+                    text = chunk["choices"][0]["text"]
+                    if first_at is None:
+                        first_at = time.perf_counter()
+                    if text:
+                        yield text
+            finally:
+                stream.close()
+                ended = time.perf_counter()
+                first_at = first_at or ended
+                stats.prompt_seconds = first_at - started
+                stats.decode_seconds = ended - first_at
+                stats.completion_tokens = max(0, llama.n_tokens - len(tokens))
+                self._last_stats = stats
+                log.debug(
+                    "embedded: prompt %d tok (%d reused) %.2fs, %d tok decoded %.2fs",
+                    stats.prompt_tokens, stats.reused_tokens, stats.prompt_seconds,
+                    stats.completion_tokens, stats.decode_seconds,
+                )
+
+    def _prompt_for(self, prompt: str, formatted: bool) -> str:
+        return prompt if formatted or prompt.startswith("<|im_start|>") else chatml(
+            [ChatMessage(role=MessageRole.USER, content=prompt)]
+        )
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        text = "".join(self._stream_text(self._prompt_for(prompt, formatted), **kwargs))
+        return CompletionResponse(text=text)
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
+        full_prompt = self._prompt_for(prompt, formatted)
+
+        def gen() -> CompletionResponseGen:
+            text = ""
+            for delta in self._stream_text(full_prompt, **kwargs):
+                text += delta
+                yield CompletionResponse(text=text, delta=delta)
+
+        return gen()
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        text = "".join(self._stream_text(chatml(messages), **kwargs))
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text))
+
+    @llm_chat_callback()
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        prompt = chatml(messages)
+
+        def gen() -> ChatResponseGen:
+            text = ""
+            for delta in self._stream_text(prompt, **kwargs):
+                text += delta
+                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
+
+        return gen()
+
+    # Generation runs in a worker thread so a 30-second answer never blocks the event loop (Chainlit, the API).
+    async def _astream_text(self, prompt: str, **kwargs: Any) -> AsyncIterator[str]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+        cancelled = threading.Event()
+        done = object()
+
+        def put(item: object) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop closed under us: nobody is listening any more
+                cancelled.set()
+
+        def work() -> None:
+            try:
+                for delta in self._stream_text(prompt, **kwargs):
+                    if cancelled.is_set():
+                        break
+                    put(delta)
+                put(done)
+            except BaseException as exc:  # handed to the awaiting side and re-raised there
+                put(exc)
+
+        worker = threading.Thread(target=work, name="embedded-llm", daemon=True)
+        worker.start()
+        try:
+            while True:
+                item = await queue.get()
+                if item is done:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            cancelled.set()
+
+    @llm_completion_callback()
+    async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        parts = [d async for d in self._astream_text(self._prompt_for(prompt, formatted), **kwargs)]
+        return CompletionResponse(text="".join(parts))
+
+    @llm_completion_callback()
+    async def astream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseAsyncGen:
+        full_prompt = self._prompt_for(prompt, formatted)
+
+        async def gen() -> CompletionResponseAsyncGen:
+            text = ""
+            async for delta in self._astream_text(full_prompt, **kwargs):
+                text += delta
+                yield CompletionResponse(text=text, delta=delta)
+
+        return gen()
+
+    @llm_chat_callback()
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        parts = [d async for d in self._astream_text(chatml(messages), **kwargs)]
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content="".join(parts)))
+
+    @llm_chat_callback()
+    async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
+        prompt = chatml(messages)
+
+        async def gen() -> ChatResponseAsyncGen:
+            text = ""
+            async for delta in self._astream_text(prompt, **kwargs):
+                text += delta
+                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
+
+        return gen()
+
+
+def embedded_installed(settings: ScholarSettings) -> bool:
+    return is_verified(model_path(settings.model_dir))
+
+
+def build_embedded_llm(settings: ScholarSettings) -> EmbeddedLLM:
+    path = model_path(settings.model_dir)
+    if not is_verified(path):
+        raise LLMUnavailableError(
+            f"The embedded model is not installed at {path}: run `scholar models install` "
+            "(or start Ollama and set SCHOLAR_LLM_PROVIDER=ollama)."
+        )
+    return EmbeddedLLM(
+        model_path=str(path),
+        context_window=settings.llm_context_window,
+        max_tokens=settings.llm_max_tokens,
+        temperature=settings.llm_temperature,
+        # All cores by default. On a box shared with busy processes, SCHOLAR_LLM_THREADS=1 can decode ~10x faster:
+        # llama.cpp's threads meet at a barrier after every layer, so one preempted thread stalls the others.
+        n_threads=settings.llm_threads or os.cpu_count() or 1,
+    )
+
+
+def models_command(action: str, settings: ScholarSettings) -> int:
+    """`scholar models install|status`: the exit code is 0 when the model is in place."""
+    if action == "install":
+        last = [-1]
+
+        def progress(done: int, total: int) -> None:
+            pct = done * 100 // max(total, 1)
+            if pct // 10 != last[0] // 10:
+                last[0] = pct
+                sys.stderr.write(f"assembling {MODEL_NAME}: {pct}%\n")
+
+        path = install_model(settings.model_dir, progress=progress)
+        sys.stdout.write(f"{MODEL_NAME} installed and verified at {path}\n")
+        return 0
+    if action == "status":
+        status = model_status(settings.model_dir)
+        sys.stdout.write(f"{MODEL_NAME}: {status.detail}\n")
+        if status.size is not None:
+            sys.stdout.write(f"  size: {status.size / 1e6:.0f} MB\n")
+        sys.stdout.write(f"  part packages found: {status.parts_found}\n")
+        for requirement in status.missing_parts:
+            sys.stdout.write(f"  missing: {requirement}\n")
+        return 0 if status.installed else 1
+    raise ChatError(f"unknown models action {action!r}; use install or status")

