@@ -24,6 +24,7 @@ class Passage:
     source_path: str = ""
     scores: dict[str, float] = field(default_factory=dict)  # bm25, dense, fused, rerank, final
     is_hit: bool = True  # False for context added around a hit by the expander
+    also_in: list[str] = field(default_factory=list)  # other suttas holding the same stock passage (dedup)
 
     @classmethod
     def from_chunk(cls, chunk: Chunk, **scores: float) -> "Passage":

@@ -1,0 +1,68 @@
+import pytest
+
+from helpers_tools import open_library
+from tools.errors import ToolError
+from tools.expander import expand, expand_ids, merge_windows
+from tools.passages import Passage
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    return open_library(tmp_path_factory.getbasetemp() / "tools-index")
+
+
+def test_merge_windows_joins_overlapping_and_adjacent():
+    assert merge_windows([5], 2) == [(3, 7)]
+    assert merge_windows([0], 2) == [(0, 2)]
+    assert merge_windows([2, 4], 1) == [(1, 5)]  # overlap
+    assert merge_windows([2, 5], 1) == [(1, 6)]  # 3 and 4 touch
+    assert merge_windows([2, 6], 1) == [(1, 3), (5, 7)]
+
+
+def _mn10_chunks(lib):
+    chunks = lib.docstore.chunks_of("mn10")
+    assert len(chunks) >= 4, "the MN 10 fixture should make several chunks"
+    return chunks
+
+
+def test_neighbours_of_two_close_hits_become_one_block_without_repeats(lib):
+    chunks = _mn10_chunks(lib)
+    hits = [Passage.from_chunk(chunks[1]), Passage.from_chunk(chunks[2])]
+    blocks = expand(lib, hits, window=1)
+    assert len(blocks) == 1
+    block = blocks[0]
+    indexes = [p.chunk_index for p in block.passages]
+    assert indexes == list(range(0, min(4, len(chunks))))
+    assert len(set(p.chunk_id for p in block.passages)) == len(block.passages)
+    assert [p.is_hit for p in block.passages][:4] == [False, True, True, False][: len(indexes)]
+    assert block.segment_start == chunks[0].segment_start
+    assert block.segment_end == block.passages[-1].segment_end
+    assert block.ref.startswith("MN 10:1.1–")
+
+
+def test_window_zero_returns_only_the_hits_and_far_hits_stay_apart(lib):
+    chunks = _mn10_chunks(lib)
+    first, last = chunks[0], chunks[-1]
+    blocks = expand(lib, [Passage.from_chunk(first), Passage.from_chunk(last)], window=0)
+    assert [[p.chunk_index for p in b.passages] for b in blocks] == [[first.chunk_index], [last.chunk_index]]
+    assert all(p.is_hit for b in blocks for p in b.passages)
+
+
+def test_default_window_comes_from_settings_and_documents_stay_separate(lib):
+    chunks = _mn10_chunks(lib)
+    other = lib.docstore.chunks_of("sn35.28")[0]
+    blocks = expand(lib, [Passage.from_chunk(chunks[-1]), Passage.from_chunk(other)])
+    assert [b.doc_id for b in blocks] == ["mn10", "sn35.28"]
+    n = lib.settings.context_window
+    assert blocks[0].first_index == max(chunks[-1].chunk_index - n, 0)
+    assert "MN 10" in blocks[0].render() and ">> " in blocks[0].render()
+
+
+def test_expand_by_ids_and_bad_input(lib):
+    chunks = _mn10_chunks(lib)
+    blocks = expand_ids(lib, [chunks[0].chunk_id, chunks[0].chunk_id], window=1)
+    assert len(blocks) == 1 and sum(p.is_hit for p in blocks[0].passages) == 1
+    with pytest.raises(ToolError):
+        expand_ids(lib, ["nope"])
+    with pytest.raises(ToolError):
+        expand(lib, [Passage.from_chunk(chunks[0])], window=-1)

@@ -1,0 +1,276 @@
+"""Alias resolver: sutta titles and nicknames -> canonical IDs, also when the name sits inside a longer question.
+
+Keys come from every document's English and Pali title in the docstore (folded, with and without "sutta") and
+from the curated nicknames CSV. A question is matched by looking up its word n-grams (and their run-together
+forms, `maha satipatthana` -> `mahasatipatthana`) in a dict, so resolving costs microseconds, not a scan.
+
+Many real titles are ordinary words ("Burning", "Ones", "Nun", "Good Friends"), so an uncued match must be
+specific: a curated nickname, a long English title, or a long Pali name that few suttas carry. Anything else
+needs a cue beside it — "... Sutta", "the ... discourse", or quotation marks. Below the threshold: nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from indexing.stores.docstore import DocStore
+from indexing.text import STOPWORDS, fold
+
+log = logging.getLogger(__name__)
+
+THRESHOLD = 80.0  # below this a candidate is dropped: no guess is better than a wrong sutta
+STRONG = 90.0  # at or above this a match is treated as the user naming the sutta
+MAX_WINDOW = 8
+_SUTTA_SUFFIX = re.compile(r"(?:\s*(?:sutta|suttanta|suttam|sutra|discourse))+$")
+_CUE_AFTER = {"sutta", "suttas", "suttanta", "sutra", "discourse", "sermon"}
+_CUE_BEFORE = {"the"}  # only counts together with a cue after, or quotes
+_QUOTES = "\"'“”‘’«»"
+
+
+@dataclass
+class AliasEntry:
+    sutta_id: str
+    alias: str  # as written in its source
+    source: str  # nickname | title | title_pali
+    named_sutta: bool = False  # the alias itself ends in "Sutta": a Pali-style name, not an English phrase
+
+
+@dataclass
+class AliasCandidate:
+    sutta_id: str
+    title: str
+    alias: str
+    matched: str  # the words of the question that matched
+    score: float
+    source: str
+
+
+@dataclass
+class AliasMatch:
+    text: str
+    start: int  # word positions in the question
+    end: int
+    score: float
+    candidates: list[AliasCandidate]
+
+    @property
+    def ambiguous(self) -> bool:
+        return len({c.sutta_id for c in self.candidates}) > 1
+
+
+@dataclass
+class AliasResolution:
+    query: str
+    matches: list[AliasMatch] = field(default_factory=list)
+
+    @property
+    def candidates(self) -> list[AliasCandidate]:
+        """Every candidate, best first, one per sutta."""
+        seen: dict[str, AliasCandidate] = {}
+        named: dict[str, int] = {}  # how many separate names in the text point at the sutta
+        for m in sorted(self.matches, key=lambda m: -m.score):
+            for c in m.candidates:
+                named[c.sutta_id] = named.get(c.sutta_id, 0) + 1
+                if c.sutta_id not in seen or seen[c.sutta_id].score < c.score:
+                    seen[c.sutta_id] = c
+        return sorted(seen.values(), key=lambda c: (-c.score, -named[c.sutta_id], c.source != "nickname"))
+
+    @property
+    def ambiguous(self) -> bool:
+        return any(m.ambiguous for m in self.matches)
+
+    def strong_suttas(self) -> list[str]:
+        return [c.sutta_id for c in self.candidates if c.score >= STRONG]
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "ambiguous": self.ambiguous,
+            "candidates": [asdict(c) for c in self.candidates],
+            "matches": [
+                {"text": m.text, "score": m.score, "ambiguous": m.ambiguous, "suttas": [c.sutta_id for c in m.candidates]}
+                for m in self.matches
+            ],
+        }
+
+    def render(self) -> str:
+        if not self.matches:
+            return f"No sutta title or nickname recognised in {self.query!r}."
+        lines = []
+        for m in self.matches:
+            names = ", ".join(f"{c.sutta_id} ({c.title}; {c.score:.0f})" for c in m.candidates)
+            if m.ambiguous:
+                lines.append(f"'{m.text}' is the name of several suttas: {names}. Ask which one, or search each.")
+            else:
+                lines.append(f"'{m.text}' -> {names}")
+        return "\n".join(lines)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", fold(text))
+
+
+def core_key(alias: str) -> str:
+    """`The Kakacūpama-sutta` -> `kakacupama`: folded words, leading `the` and trailing `sutta` removed."""
+    words = _words(alias)
+    key = " ".join(words)
+    key = _SUTTA_SUFFIX.sub("", key).strip()
+    if key.startswith("the "):
+        key = key[4:]
+    return key
+
+
+class AliasIndex:
+    def __init__(self) -> None:
+        self.keys: dict[str, list[AliasEntry]] = {}
+        self.titles: dict[str, str] = {}  # sutta_id -> English title, for display
+        self._fuzzy_keys: list[str] = []
+
+    @classmethod
+    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> "AliasIndex":
+        index = cls()
+        for doc in docstore.documents():
+            if not doc.sutta_id:
+                continue
+            index.titles[doc.sutta_id] = doc.title
+            if doc.title and not doc.title.startswith("Dhammapada"):
+                index.add(doc.title, doc.sutta_id, "title")
+            if doc.title_pali:
+                index.add(doc.title_pali, doc.sutta_id, "title_pali")
+        if nicknames_csv and Path(nicknames_csv).exists():
+            index.load_csv(Path(nicknames_csv))
+        elif nicknames_csv:
+            log.warning("nicknames file %s not found; titles only", nicknames_csv)
+        index._fuzzy_keys = [k for k in index.keys if len(k) >= 6]
+        return index
+
+    def load_csv(self, path: Path) -> None:
+        with path.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                alias, sutta_id = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
+                if alias and sutta_id:
+                    self.add(alias, sutta_id, "nickname")
+
+    def add(self, alias: str, sutta_id: str, source: str) -> None:
+        key = core_key(alias)
+        if not key:
+            return
+        variants = {key}
+        if " " in key and source != "title":
+            variants.add(key.replace(" ", ""))  # `anatta lakkhana` also as `anattalakkhana`
+        for k in variants:
+            entries = self.keys.setdefault(k, [])
+            if not any(e.sutta_id == sutta_id and e.source == source for e in entries):
+                named = bool(_SUTTA_SUFFIX.search(" ".join(_words(alias)))) or source == "title_pali"
+                entries.append(AliasEntry(sutta_id, alias, source, named))
+
+    # ---- matching ----------------------------------------------------------------------------
+    def _specific(self, key: str, entries: list[AliasEntry]) -> float:
+        """Score of an uncued exact match: only names that could hardly be ordinary words in a question."""
+        suttas = {e.sutta_id for e in entries}
+        words = key.split()
+        if any(e.source == "nickname" and not e.named_sutta for e in entries):
+            return 100.0  # a curated English nickname ("the fire sermon") names its sutta without a cue
+        if len(suttas) > 2:
+            return 0.0  # a name many suttas share is a topic word, not a reference
+        if any(e.source == "title" for e in entries) and len(words) >= 3 and sum(w not in STOPWORDS for w in words) >= 2:
+            return 85.0
+        if any(e.named_sutta for e in entries) and len(key.replace(" ", "")) >= 9:
+            return 85.0
+        return 0.0
+
+    def _score_entries(self, key: str, entries: list[AliasEntry], base: float, matched: str) -> list[AliasCandidate]:
+        # A curated nickname is stronger evidence than a derived title when both name the same words.
+        out: dict[str, AliasCandidate] = {}
+        for e in entries:
+            score = base + (2.0 if e.source == "nickname" else 0.0)
+            prev = out.get(e.sutta_id)
+            if prev is None or prev.score < score:
+                out[e.sutta_id] = AliasCandidate(e.sutta_id, self.titles.get(e.sutta_id, ""), e.alias, matched,
+                                                 min(score, 100.0), e.source)
+        return sorted(out.values(), key=lambda c: (-c.score, c.source != "nickname", c.sutta_id))
+
+    def resolve(self, text: str, limit: int = 10) -> AliasResolution:
+        """Sutta names in `text` (a bare name or a whole question), ranked; empty when nothing is confident."""
+        words = _words(text)
+        matches: list[AliasMatch] = []
+        # The whole input is one name (the agent calling resolve_alias("kakacupama")): fuzzy is allowed.
+        whole_key = core_key(text)
+        if whole_key and len(words) <= MAX_WINDOW:
+            if whole_key in self.keys:
+                cands = self._score_entries(whole_key, self.keys[whole_key], 100.0, text.strip())
+                matches.append(AliasMatch(text.strip(), 0, len(words), cands[0].score, cands[:limit]))
+            elif len(whole_key) >= 6:
+                m = self._fuzzy(whole_key, text.strip(), 0, len(words))
+                if m:
+                    matches.append(m)
+        if not matches:
+            matches = self._scan(words, text)
+        return AliasResolution(text, [m for m in matches if m.score >= THRESHOLD])
+
+    def _scan(self, words: list[str], text: str) -> list[AliasMatch]:
+        found: list[AliasMatch] = []
+        quoted = _quoted_phrases(text)
+        n = len(words)
+        for length in range(min(MAX_WINDOW, n), 0, -1):
+            for i in range(0, n - length + 1):
+                j = i + length
+                if any(m.start < j and i < m.end for m in found):
+                    continue  # inside a longer match already taken
+                window = words[i:j]
+                cue = j < n and words[j] in _CUE_AFTER
+                raw = " ".join(window)
+                key = _SUTTA_SUFFIX.sub("", raw).strip()
+                if key != raw:
+                    cue = True  # `kakacupamasutta` / `... sutta` inside the window itself
+                if key.startswith("the "):
+                    key = key[4:]
+                if not key:
+                    continue
+                candidates_keys = [key]
+                if length > 1:
+                    candidates_keys.append(key.replace(" ", ""))
+                entries_key = next((k for k in candidates_keys if k in self.keys), None)
+                if entries_key is not None:
+                    entries = self.keys[entries_key]
+                    base = 100.0 if (cue or raw in quoted) else self._specific(entries_key, entries)
+                    if base >= THRESHOLD:
+                        cands = self._score_entries(entries_key, entries, base, raw)
+                        found.append(AliasMatch(raw, i, j, cands[0].score, cands))
+                        continue
+                if cue and len(key) >= 6 and key.split()[0] not in STOPWORDS:
+                    m = self._fuzzy(key, raw, i, j)
+                    if m:
+                        found.append(m)
+        found.sort(key=lambda m: m.start)
+        return found
+
+    def _fuzzy(self, key: str, raw: str, start: int, end: int) -> AliasMatch | None:
+        best = process.extractOne(key, self._fuzzy_keys, scorer=fuzz.ratio, score_cutoff=86)
+        if not best:
+            return None
+        match_key, score, _ = best
+        cands = self._score_entries(match_key, self.keys[match_key], score * 0.97, raw)
+        return AliasMatch(raw, start, end, cands[0].score, cands)
+
+
+_QUOTED = re.compile(rf"[{_QUOTES}]([^{_QUOTES}]{{1,80}})[{_QUOTES}]")
+
+
+def _quoted_phrases(text: str) -> set[str]:
+    # phrases between quotation marks, as folded words: `the "Burning" discourse` -> {"burning"}
+    return {" ".join(_words(m.group(1))) for m in _QUOTED.finditer(text)}
+
+
+def resolve_alias(library, name: str) -> AliasResolution:
+    """Find which sutta a title or nickname refers to. Call this when the user names a sutta by title or nickname
+    ("the Fire Sermon", "Kakacūpama Sutta", "the simile of the saw", "Satipaṭṭhāna Sutta"), alone or inside a
+    question. Returns ranked candidates with sutta IDs and scores; if a name belongs to several suttas it says so
+    and lists them all (ask or search each); if nothing is confident it returns no candidates."""
+    return library.aliases.resolve(name)

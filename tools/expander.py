@@ -1,0 +1,116 @@
+"""Context windows around hits: the ±N neighbouring chunks of the same document, merged into contiguous blocks.
+
+Neighbours are read by (doc_id, chunk_index) from the docstore, so a window costs one indexed query per block.
+Two hits whose windows overlap or touch become one block, so no passage is shown twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from indexing.ids import segment_ref
+from tools.errors import ToolError
+from tools.passages import Passage
+
+MAX_HITS = 12
+
+
+@dataclass
+class ContextBlock:
+    doc_id: str
+    sutta_id: str | None
+    title: str
+    first_index: int
+    last_index: int
+    passages: list[Passage] = field(default_factory=list)  # in reading order; is_hit marks the hits
+
+    @property
+    def segment_start(self) -> str | None:
+        return self.passages[0].segment_start if self.passages else None
+
+    @property
+    def segment_end(self) -> str | None:
+        return self.passages[-1].segment_end if self.passages else None
+
+    @property
+    def ref(self) -> str:
+        if self.segment_start and self.sutta_id:
+            start = segment_ref(self.segment_start)
+            end = (self.segment_end or "").partition(":")[2]
+            return f"{start}–{end}" if end and self.segment_end != self.segment_start else start
+        return self.sutta_id or self.title
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.passages)
+
+    def to_dict(self) -> dict:
+        return {
+            "doc_id": self.doc_id,
+            "sutta_id": self.sutta_id,
+            "title": self.title,
+            "ref": self.ref,
+            "segment_start": self.segment_start,
+            "segment_end": self.segment_end,
+            "passages": [p.to_dict() for p in self.passages],
+        }
+
+    def render(self) -> str:
+        lines = [f"{self.ref} — {self.title}"]
+        for p in self.passages:
+            mark = ">> " if p.is_hit else "   "
+            lines.append(f"{mark}[{p.ref}] {p.text}")
+        return "\n".join(lines)
+
+
+def expand(library, hits: list[Passage], window: int | None = None) -> list[ContextBlock]:
+    """Read around passages already found. Call this when a retrieved passage is cut off or you need what comes
+    just before or after it (who is speaking, the end of a simile). Give the passages (or their chunk IDs) from
+    an earlier search; `window` is how many neighbouring passages on each side (default 2). Returns one
+    contiguous block per stretch of text, in reading order, with the original hits marked."""
+    n = library.settings.context_window if window is None else window
+    if n < 0:
+        raise ToolError("window must be 0 or more")
+    by_doc: dict[str, list[Passage]] = {}
+    order: list[str] = []
+    for hit in hits[:MAX_HITS]:
+        if hit.doc_id not in by_doc:
+            order.append(hit.doc_id)
+        by_doc.setdefault(hit.doc_id, []).append(hit)
+
+    blocks: list[ContextBlock] = []
+    for doc_id in order:
+        hit_idx = {h.chunk_index for h in by_doc[doc_id]}
+        for lo, hi in merge_windows(sorted(hit_idx), n):
+            chunks = library.docstore.chunks_of(doc_id, lo, hi)
+            if not chunks:
+                continue
+            passages = []
+            for c in chunks:
+                p = Passage.from_chunk(c)
+                p.is_hit = c.chunk_index in hit_idx
+                passages.append(p)
+            first = chunks[0]
+            blocks.append(ContextBlock(doc_id, first.sutta_id, first.title, chunks[0].chunk_index,
+                                       chunks[-1].chunk_index, passages))
+    return blocks
+
+
+def expand_ids(library, chunk_ids: list[str], window: int | None = None) -> list[ContextBlock]:
+    """`expand` for chunk IDs (what an agent has from an earlier search result)."""
+    chunks = library.docstore.chunks(list(dict.fromkeys(chunk_ids)))
+    if not chunks:
+        raise ToolError("none of those passage IDs is in the index; pass chunk_id values from a search result")
+    return expand(library, [Passage.from_chunk(c) for c in chunks], window)
+
+
+def merge_windows(indexes: list[int], n: int) -> list[tuple[int, int]]:
+    """[i-n, i+n] windows around sorted indexes, overlapping or adjacent ones merged."""
+    merged: list[tuple[int, int]] = []
+    for i in indexes:
+        lo, hi = max(i - n, 0), i + n
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged

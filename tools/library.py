@@ -1,0 +1,250 @@
+"""The open indexes every tool reads: docstore, BM25, Chroma and the embedding model, loaded once per process.
+
+The dense side (embedding model + Chroma) is optional at run time: if it cannot load, the library keeps going on
+BM25 and says why in `dense_error`, so a broken model install degrades search instead of breaking the chat.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from indexing.errors import IndexingError
+from indexing.settings import ScholarSettings
+from indexing.stores.bm25_store import BM25Store
+from indexing.stores.chroma_store import ChromaStore
+from indexing.stores.docstore import DocStore
+from tools.errors import ToolError
+
+if TYPE_CHECKING:
+    from tools.aliases import AliasIndex
+    from tools.lookup import Catalog
+
+log = logging.getLogger(__name__)
+
+_OPEN: dict[tuple, "Library"] = {}
+_OPEN_LOCK = threading.Lock()
+QUERY_CACHE_SIZE = 2048
+MATRIX_MAX_VECTORS = 300_000  # above this, query Chroma's HNSW index instead of holding every vector in memory
+
+
+def _limit_threads(n: int) -> None:
+    # Process-wide, so only done when this process loads the model to serve queries (never during ingest).
+    if n <= 0:
+        return
+    try:
+        import torch
+
+        torch.set_num_threads(n)
+    except ImportError:  # the Ollama embedding provider needs no torch
+        pass
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=n)  # the BLAS behind the in-memory dense search, same reasoning
+    except ImportError:
+        pass
+
+
+class Library:
+    def __init__(
+        self,
+        settings: ScholarSettings,
+        docstore: DocStore,
+        bm25: BM25Store,
+        chroma: ChromaStore | None,
+        embed_model: BaseEmbedding | None,
+        dense_error: str | None = None,
+    ):
+        self.settings = settings
+        self.docstore = docstore
+        self.bm25 = bm25
+        self.chroma = chroma
+        self.embed_model = embed_model
+        self.dense_error = dense_error
+        self._lock = threading.RLock()
+        self._catalog: Catalog | None = None
+        self._aliases: AliasIndex | None = None
+        self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._doc_chunk_ids: dict[str, list[str]] = {}
+        self._collection_ids: dict[str, set[str]] | None = None
+        self._chunk_homes: dict[str, tuple[str, str]] | None = None
+        self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
+        self._matrix_failed = False
+
+    @classmethod
+    def open(
+        cls, settings: ScholarSettings, embed_model: BaseEmbedding | None = None, dense: bool = True
+    ) -> "Library":
+        """The process-wide library for these settings (and this embedding model, if one is passed)."""
+        key = (settings.model_dump_json(), id(embed_model), dense)
+        with _OPEN_LOCK:
+            lib = _OPEN.get(key)
+            if lib is None:
+                lib = cls._load(settings, embed_model, dense)
+                _OPEN[key] = lib
+            return lib
+
+    @classmethod
+    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> "Library":
+        index_dir = settings.index_dir
+        if not (index_dir / "docstore.sqlite").exists():
+            raise ToolError(f"no index at {index_dir}: run `scholar ingest` first")
+        docstore = DocStore(index_dir / "docstore.sqlite")
+        try:
+            bm25 = BM25Store(index_dir / "bm25").load()
+        except IndexingError as exc:
+            raise ToolError(str(exc)) from exc
+        chroma, dense_error = None, None
+        if dense:
+            try:
+                chroma = ChromaStore(index_dir / "chroma", settings.chroma_collection, settings.chroma_url)
+                if embed_model is None:
+                    from indexing.embeddings import build_embed_model
+
+                    embed_model = build_embed_model(settings)
+                    _limit_threads(settings.query_threads)
+            except Exception as exc:  # model files, torch, Chroma: any failure means "BM25 only", reported
+                dense_error = f"{type(exc).__name__}: {exc}"
+                log.warning("dense retrieval unavailable, continuing with BM25 only: %s", dense_error)
+                chroma, embed_model = None, None
+        else:
+            dense_error = "dense retrieval disabled"
+            embed_model = None
+        return cls(settings, docstore, bm25, chroma, embed_model, dense_error)
+
+    @classmethod
+    def forget(cls) -> None:
+        """Drop every cached library (tests build many tiny indexes in one process)."""
+        with _OPEN_LOCK:
+            _OPEN.clear()
+
+    def warm(self) -> "Library":
+        """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
+        that would otherwise land on the first user's first question."""
+        _ = self.catalog, self.aliases, self.chunk_homes
+        if self.dense_ready:
+            self.matrix()
+        return self
+
+    @property
+    def dense_ready(self) -> bool:
+        return self.chroma is not None and self.embed_model is not None
+
+    @property
+    def catalog(self) -> "Catalog":
+        if self._catalog is None:
+            from tools.lookup import Catalog
+
+            with self._lock:
+                if self._catalog is None:
+                    self._catalog = Catalog.build(self.docstore)
+        return self._catalog
+
+    @property
+    def aliases(self) -> "AliasIndex":
+        if self._aliases is None:
+            from tools.aliases import AliasIndex
+
+            with self._lock:
+                if self._aliases is None:
+                    self._aliases = AliasIndex.build(self.docstore, self.settings.nicknames_csv)
+        return self._aliases
+
+    def embed_query(self, text: str) -> list[float]:
+        """The query's vector, LRU-cached: the agent often searches the same words twice in a turn."""
+        if not self.dense_ready:
+            raise ToolError(f"dense retrieval unavailable: {self.dense_error}")
+        with self._lock:
+            hit = self._query_vectors.get(text)
+            if hit is not None:
+                self._query_vectors.move_to_end(text)
+                return hit
+        vector = list(self.embed_model.get_query_embedding(text))
+        with self._lock:
+            self._query_vectors[text] = vector
+            while len(self._query_vectors) > QUERY_CACHE_SIZE:
+                self._query_vectors.popitem(last=False)
+        return vector
+
+    def clear_query_cache(self) -> None:
+        with self._lock:
+            self._query_vectors.clear()
+
+    def chunk_ids_of(self, doc_id: str) -> list[str]:
+        with self._lock:
+            ids = self._doc_chunk_ids.get(doc_id)
+        if ids is None:
+            ids = [c.chunk_id for c in self.docstore.chunks_of(doc_id)]
+            with self._lock:
+                self._doc_chunk_ids[doc_id] = ids
+        return ids
+
+    @property
+    def chunk_homes(self) -> dict[str, tuple[str, str]]:
+        """chunk_id -> (doc_id, collection) for every chunk: lets boosts and filters run without reading chunks."""
+        if self._chunk_homes is None:
+            homes = {c.chunk_id: (c.doc_id, c.collection or "") for c in self.docstore.iter_chunks()}
+            with self._lock:
+                self._chunk_homes = homes
+        return self._chunk_homes
+
+    def collection_chunk_ids(self, collection: str) -> set[str]:
+        if self._collection_ids is None:
+            by: dict[str, set[str]] = {}
+            for cid, (_, coll) in self.chunk_homes.items():
+                by.setdefault(coll, set()).add(cid)
+            with self._lock:
+                self._collection_ids = by
+        return self._collection_ids.get(collection, set())
+
+    def matrix(self) -> tuple[list[str], dict[str, int], np.ndarray] | None:
+        """Every stored vector, unit-normalised, as one float32 matrix (ids, id -> row, matrix), read from Chroma
+        once. An exact dot product over ~11k x 384 takes about a millisecond, far below a Chroma round trip, and
+        serves MMR's vectors too. None when the collection is too large or cannot be read (Chroma search is used)."""
+        if self._matrix is not None or self._matrix_failed or self.chroma is None:
+            return self._matrix
+        with self._lock:
+            if self._matrix is None and not self._matrix_failed:
+                try:
+                    if self.chroma.count() > MATRIX_MAX_VECTORS:
+                        raise ToolError("collection too large to hold in memory")
+                    ids: list[str] = []
+                    parts: list[np.ndarray] = []
+                    offset, page = 0, 5000
+                    while True:
+                        got = self.chroma.collection.get(include=["embeddings"], limit=page, offset=offset)
+                        ids.extend(got["ids"])
+                        if len(got["ids"]):
+                            parts.append(np.asarray(got["embeddings"], dtype=np.float32))
+                        if len(got["ids"]) < page:
+                            break
+                        offset += page
+                    m = np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+                    m /= np.linalg.norm(m, axis=1, keepdims=True) + 1e-9
+                    self._matrix = (ids, {cid: i for i, cid in enumerate(ids)}, m)
+                except Exception as exc:  # any failure: keep using Chroma's own search
+                    log.warning("dense vectors not cached in memory (%s); searching Chroma directly", exc)
+                    self._matrix_failed = True
+        return self._matrix
+
+    def vectors(self, chunk_ids: list[str]) -> dict[str, list[float]]:
+        """Stored vectors by chunk ID (for MMR); empty when the dense side is down."""
+        if self.chroma is None or not chunk_ids:
+            return {}
+        cached = self.matrix()
+        if cached is not None:
+            _, row, m = cached
+            return {cid: m[row[cid]] for cid in chunk_ids if cid in row}
+        try:
+            got = self.chroma.collection.get(ids=list(chunk_ids), include=["embeddings"])
+        except Exception as exc:  # Chroma errors come in many types; MMR falls back to token overlap
+            log.warning("could not fetch vectors from Chroma: %s", exc)
+            return {}
+        return {cid: vec for cid, vec in zip(got["ids"], got["embeddings"])}

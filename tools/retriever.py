@@ -1,0 +1,483 @@
+"""Hybrid retrieval: BM25 and dense over the same chunks, weighted reciprocal rank fusion, then dedup and MMR.
+
+Query understanding comes first: a sutta ID or a confidently resolved title in the question puts that sutta's
+best passages at the top (the user named it), a collection named in words ("in the Middle Discourses") boosts
+that collection, and question boilerplate is dropped before BM25 so "which discourse" does not match everything.
+If the dense side is down the same pipeline runs on BM25 alone and `search_types_used` says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from indexing.ids import sutta_id_to_uid
+from indexing.models import Chunk
+from indexing.text import STOPWORDS, fold
+from tools.aliases import STRONG
+from tools.errors import ToolError, UnknownReferenceError
+from tools.passages import Passage
+from tools.references import find_references
+
+log = logging.getLogger(__name__)
+
+MODES = ("bm25", "dense", "hybrid", "hybrid+rerank")
+CANDIDATES = 40  # per retriever, before fusion
+POOL = 30  # fused candidates that go on to dedup and MMR
+COLLECTION_BOOST = 0.3
+SOFT_ALIAS_BOOST = 0.5
+DUPLICATE_JACCARD = 0.8
+MAX_PINNED_PER_NAME = 3
+PHRASE_BOOST = 1.0
+
+# Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
+_QUERY_NOISE = frozenset(
+    """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
+    buddha buddhas describe describes described explain explains explained mention mentions mentioned according
+    tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
+    canon pali find show give""".split()
+)
+_COLLECTION_HINTS = {
+    "DN": re.compile(r"\b(?:digha|long discourses?)\b"),
+    "MN": re.compile(r"\b(?:majjhima|middle(?:[- ]length)? discourses?)\b"),
+    "SN": re.compile(r"\b(?:samyutta|linked discourses?|connected discourses?)\b"),
+    "AN": re.compile(r"\b(?:anguttara|numbered discourses?|gradual sayings)\b"),
+    "KN": re.compile(r"\b(?:dhammapada|khuddaka|minor collection)\b"),
+}
+# "in the Long and the Middle Discourses": a bare adjective shares the noun of the hint after it.
+_SHARED_NOUN = re.compile(r"\b(long|middle|linked|numbered)\s+(?:and|or)\s+(?:the\s+)?(long|middle|linked|numbered)\s+discourses")
+_ADJ = {"long": "DN", "middle": "MN", "linked": "SN", "numbered": "AN"}
+_WORD = re.compile(r"\w+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class QueryPlan:
+    text: str
+    bm25_text: str
+    dense_text: str
+    pinned_docs: list[str] = field(default_factory=list)  # the user named these suttas
+    boosted_docs: dict[str, float] = field(default_factory=dict)  # less certain title matches
+    collections: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SearchResult:
+    query: str
+    mode: str
+    passages: list[Passage]
+    search_types_used: list[str]
+    pinned_suttas: list[str] = field(default_factory=list)
+    boosted_suttas: list[str] = field(default_factory=list)
+    collections: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "search_types_used": self.search_types_used,
+            "pinned_suttas": self.pinned_suttas,
+            "boosted_suttas": self.boosted_suttas,
+            "collections": self.collections,
+            "notes": self.notes,
+            "timings_ms": self.timings_ms,
+            "passages": [p.to_dict() for p in self.passages],
+        }
+
+    def render(self, max_chars: int = 700) -> str:
+        lines = [f"search ({'+'.join(self.search_types_used)}): {len(self.passages)} passages"]
+        lines.extend(self.notes)
+        for i, p in enumerate(self.passages, 1):
+            text = p.text if len(p.text) <= max_chars else p.text[:max_chars].rsplit(" ", 1)[0] + " …"
+            also = f" (same passage also in {', '.join(p.also_in)})" if p.also_in else ""
+            lines.append(f"[{i}] {p.ref} — {p.title}{also}\n{text}")
+        return "\n".join(lines)
+
+
+# ---- query understanding ------------------------------------------------------------------------------
+def plan_query(library, query: str, use_names: bool = True) -> QueryPlan:
+    refs = find_references(query) if use_names else []
+    pinned: list[str] = []
+    notes: list[str] = []
+    for ref in refs:
+        try:
+            for doc_id in library.catalog.resolve(ref):
+                if doc_id not in pinned:
+                    pinned.append(doc_id)
+        except UnknownReferenceError as exc:
+            notes.append(str(exc))
+    stripped = query
+    for ref in sorted(refs, key=lambda r: -r.start):
+        stripped = stripped[: ref.start] + " " + stripped[ref.end :]
+
+    boosted: dict[str, float] = {}
+    if use_names:
+        resolution = library.aliases.resolve(stripped)
+        # a confident name of one to three suttas is the user naming them; a name many suttas share
+        # ("Metta Sutta") or an uncued title only leans the ranking towards them
+        firm = {c.sutta_id for m in resolution.matches if m.score >= STRONG and len(m.candidates) <= MAX_PINNED_PER_NAME
+                for c in m.candidates}
+        for cand in resolution.candidates:
+            doc_id = _doc_of(library, cand.sutta_id)
+            if doc_id is None or doc_id in pinned:
+                continue
+            if cand.sutta_id in firm:
+                pinned.append(doc_id)
+            else:
+                boosted[doc_id] = max(boosted.get(doc_id, 0.0), cand.score / 100)
+
+    folded = fold(stripped)
+    collections = [c for c, rx in _COLLECTION_HINTS.items() if rx.search(folded)]
+    for m in _SHARED_NOUN.finditer(folded):
+        for adj in m.groups():
+            if _ADJ[adj] not in collections:
+                collections.append(_ADJ[adj])
+    words = re.findall(r"[\w’'-]+", stripped)
+    bm25_text = " ".join(w for w in words if fold(w) not in _QUERY_NOISE and fold(w) not in STOPWORDS) or stripped
+    return QueryPlan(query, bm25_text, stripped.strip() or query, pinned, boosted, collections, notes)
+
+
+def _doc_of(library, sutta_id: str) -> str | None:
+    try:
+        uid = sutta_id_to_uid(sutta_id)
+    except ValueError:
+        return None
+    if library.docstore.document(uid) is not None:
+        return uid
+    doc = library.docstore.document_by_sutta_id(sutta_id)
+    if doc is not None:
+        return doc.doc_id
+    refs = find_references(sutta_id)
+    if refs:
+        try:
+            return library.catalog.resolve(refs[0])[0]
+        except UnknownReferenceError:
+            return None
+    return None
+
+
+# ---- the two retrievers and their fusion ------------------------------------------------------------
+def _bm25(library, text: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+    return [(h.chunk_id, h.score) for h in library.bm25.search(text, k=k, allowed=allowed)]
+
+
+def _dense(library, text: str, k: int, where: dict | None = None) -> list[tuple[str, float]]:
+    try:
+        vector = library.embed_query(text)
+        cached = library.matrix()
+        if cached is not None:
+            return _matrix_search(library, cached, vector, k, where)
+        hits = library.chroma.search(vector, k=k, where=where)
+    except Exception as exc:  # an embedding server or Chroma gone away mid-session: degrade, do not fail the turn
+        raise ToolError(f"dense search failed: {type(exc).__name__}: {exc}") from exc
+    return [(h.chunk_id, h.score) for h in hits]
+
+
+def _matrix_search(library, cached, vector, k: int, where: dict | None) -> list[tuple[str, float]]:
+    ids, row, m = cached
+    q = np.asarray(vector, dtype=np.float32)
+    q /= np.linalg.norm(q) + 1e-9
+    if where and "doc_id" in where:
+        rows = np.array([row[c] for c in library.chunk_ids_of(where["doc_id"]) if c in row], dtype=int)
+    elif where and "collection" in where:
+        rows = np.array([row[c] for c in library.collection_chunk_ids(where["collection"]) if c in row], dtype=int)
+    else:
+        rows = None
+    if rows is not None and not len(rows):
+        return []
+    scores = m[rows] @ q if rows is not None else m @ q
+    k = min(k, len(scores))
+    top = np.argpartition(-scores, k - 1)[:k]
+    top = top[np.argsort(-scores[top])]
+    pick = rows[top] if rows is not None else top
+    return [(ids[i], float(scores[j])) for i, j in zip(pick, top)]
+
+
+def rrf(ranked: dict[str, list[tuple[str, float]]], weights: dict[str, float], k: int) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: sum over lists of weight / (k + rank), rank starting at 1."""
+    fused: dict[str, float] = {}
+    for name, hits in ranked.items():
+        w = weights.get(name, 1.0)
+        for rank, (cid, _) in enumerate(hits, 1):
+            fused[cid] = fused.get(cid, 0.0) + w / (k + rank)
+    return fused
+
+
+def search(
+    library,
+    query: str,
+    k: int | None = None,
+    mode: str = "hybrid",
+    collection: str | None = None,
+    use_names: bool = True,
+) -> SearchResult:
+    """Search the canon for passages relevant to a question or topic. Call this for questions about what the texts
+    say ("where does the Buddha compare the mind to a monkey?"), to find suttas on a theme, or to find the passage
+    in a named sutta that answers a question. Arguments: `query` in plain words (IDs and titles in it are honoured:
+    that sutta's passages come first); optional `collection` (DN, MN, SN, AN or KN) to search only there.
+    Returns ranked passages with sutta ID, title, segment range, English text, Pali and per-stage scores."""
+    if mode not in MODES:
+        raise ToolError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    if not query.strip():
+        raise ToolError("empty search query")
+    settings = library.settings
+    k = k or settings.retrieval_k
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    plan = plan_query(library, query, use_names=use_names)
+    timings["plan"] = _ms(t0)
+
+    want_bm25 = mode != "dense"
+    want_dense = mode != "bm25"
+    notes = list(plan.notes)
+    if want_dense and not library.dense_ready:
+        notes.append(f"dense search unavailable ({library.dense_error}); BM25 only")
+        want_dense, want_bm25 = False, True
+    allowed, where = None, None
+    if collection:
+        collection = collection.upper()
+        allowed = _collection_chunks(library, collection)
+        where = {"collection": collection}
+
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    t0 = time.perf_counter()
+    if want_bm25:
+        ranked["bm25"] = _bm25(library, plan.bm25_text, CANDIDATES, allowed)
+    timings["bm25"] = _ms(t0)
+    t0 = time.perf_counter()
+    if want_dense:
+        try:
+            ranked["dense"] = _dense(library, plan.dense_text, CANDIDATES, where)
+        except ToolError as exc:
+            log.warning("%s; continuing with BM25", exc)
+            notes.append(f"{exc}; BM25 only")
+            want_dense = False
+            if "bm25" not in ranked:
+                ranked["bm25"] = _bm25(library, plan.bm25_text, CANDIDATES, allowed)
+    timings["dense"] = _ms(t0)
+    used = [name for name in ("bm25", "dense") if name in ranked]
+
+    t0 = time.perf_counter()
+    weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
+    fused = rrf(ranked, weights, settings.rrf_k)
+    stage = {name: dict(hits) for name, hits in ranked.items()}
+    for doc_boost, factor in _boosts(library, plan, fused).items():
+        fused[doc_boost] *= factor
+
+    pinned_scores = _pinned(library, plan, weights, want_bm25, want_dense, k) if not collection else {}
+    pinned_ids = list(pinned_scores)
+    pool_ids = [cid for cid, _ in sorted(fused.items(), key=lambda x: -x[1]) if cid not in pinned_ids][:POOL]
+    chunks = {c.chunk_id: c for c in library.docstore.chunks(pinned_ids + pool_ids)}
+    for cid, factor in phrase_factors(plan.dense_text, {c: chunks[c] for c in pool_ids if c in chunks}).items():
+        fused[cid] *= factor
+    pool_ids.sort(key=lambda c: -fused[c])
+    timings["fuse"] = _ms(t0)
+
+    def passage(cid: str) -> Passage:
+        p = Passage.from_chunk(chunks[cid])
+        if cid in pinned_scores:
+            p.scores = {name: round(v, 5) for name, v in pinned_scores[cid].items()}
+            p.scores["pinned"] = 1.0
+            return p
+        for name in ("bm25", "dense"):
+            if cid in stage.get(name, {}):
+                p.scores[name] = round(stage[name][cid], 4)
+        p.scores["fused"] = round(fused.get(cid, 0.0), 5)
+        return p
+
+    pinned = [passage(cid) for cid in pinned_ids if cid in chunks]
+    pool = [passage(cid) for cid in pool_ids if cid in chunks]
+    t0 = time.perf_counter()
+    pool = dedup(pool, keep=pinned)
+    vectors = library.vectors([p.chunk_id for p in pool]) if want_dense else {}
+    rest = mmr(pool, max(k - len(pinned), 0), settings.mmr_lambda, vectors)
+    timings["dedup_mmr"] = _ms(t0)
+    passages = pinned + rest
+    top = max((p.scores["fused"] for p in rest), default=0.0) or 1.0
+    for p in rest:
+        p.scores["final"] = round(p.scores["fused"] / top, 4)
+    for p in pinned:
+        p.scores["final"] = 1.0  # named by the user: above any retrieval score
+
+    if mode == "hybrid+rerank":
+        from tools.rerank import get_reranker, rerank
+
+        t0 = time.perf_counter()
+        reranker = get_reranker(library)
+        passages = rerank(reranker, query, passages, settings.rerank_weight, keep_first=len(pinned))
+        if reranker.name != "none":
+            used.append(f"rerank:{reranker.name}")
+        timings["rerank"] = _ms(t0)
+    timings["total"] = round(sum(timings.values()), 2)
+    return SearchResult(
+        query=query,
+        mode=mode,
+        passages=passages[:k],
+        search_types_used=used,
+        pinned_suttas=[_sid(library, d) for d in plan.pinned_docs],
+        boosted_suttas=[_sid(library, d) for d in plan.boosted_docs],
+        collections=[collection] if collection else plan.collections,
+        notes=notes,
+        timings_ms=timings,
+    )
+
+
+def _sid(library, doc_id: str) -> str:
+    doc = library.docstore.document(doc_id)
+    return doc.sutta_id if doc and doc.sutta_id else doc_id
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _boosts(library, plan: QueryPlan, fused: dict[str, float]) -> dict[str, float]:
+    """chunk_id -> multiplier for soft hints: a collection named in words, a title matched without a cue."""
+    if not fused or not (plan.collections or plan.boosted_docs):
+        return {}
+    homes = library.chunk_homes
+    factors: dict[str, float] = {}
+    for cid in fused:
+        doc_id, coll = homes.get(cid, ("", ""))
+        f = 1.0
+        if plan.collections and coll in plan.collections:
+            f *= 1 + COLLECTION_BOOST
+        if doc_id in plan.boosted_docs:
+            f *= 1 + SOFT_ALIAS_BOOST * plan.boosted_docs[doc_id]
+        if f != 1.0:
+            factors[cid] = f
+    return factors
+
+
+def _pinned(library, plan: QueryPlan, weights, want_bm25: bool, want_dense: bool, k: int) -> dict[str, dict]:
+    """The best passages of each sutta the user named, searched within that sutta; its opening if nothing matches.
+    Returns chunk_id -> that chunk's scores within its sutta, in display order."""
+    if not plan.pinned_docs:
+        return {}
+    per_doc = max(1, min(3, k // (2 * len(plan.pinned_docs))))
+    out: dict[str, dict] = {}
+    for doc_id in plan.pinned_docs[:6]:
+        ids = library.chunk_ids_of(doc_id)
+        if not ids:
+            continue
+        inside: dict[str, list[tuple[str, float]]] = {}
+        if want_bm25:
+            inside["bm25"] = _bm25(library, plan.bm25_text, per_doc * 3, set(ids))
+        if want_dense:
+            try:
+                inside["dense"] = _dense(library, plan.dense_text, per_doc * 3, {"doc_id": doc_id})
+            except ToolError:
+                pass
+        fused = rrf(inside, weights, library.settings.rrf_k)
+        members = set(ids)
+        best = [cid for cid, _ in sorted(fused.items(), key=lambda x: -x[1]) if cid in members]
+        for cid in (best or ids)[:per_doc]:
+            if cid in out:
+                continue
+            scores = {name: dict(hits)[cid] for name, hits in inside.items() if cid in dict(hits)}
+            scores["fused"] = fused.get(cid, 0.0)
+            out[cid] = scores
+    return out
+
+
+def _words(text: str) -> list[str]:
+    # C-speed folding (NFKD + ASCII) for the per-query pass over candidate texts; query and passages share it
+    flat = unicodedata.normalize("NFKD", text.replace("’", "'")).encode("ascii", "ignore").decode().lower()
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in _ASCII_WORD.findall(flat) if w not in STOPWORDS and w not in _QUERY_NOISE]
+
+
+def _bigrams(words: list[str]) -> set[tuple[str, str]]:
+    return set(zip(words, words[1:]))
+
+
+def phrase_factors(query: str, chunks: dict[str, Chunk]) -> dict[str, float]:
+    """chunk_id -> 1 + PHRASE_BOOST * (share of the query's word pairs found in the passage, in order).
+    Questions about content often quote or closely paraphrase the text ("a large peg with a finer peg"); BM25
+    and a small embedding model both ignore word order, so adjacent pairs are the cheap signal they miss."""
+    wanted = _bigrams(_words(query))
+    if not wanted:
+        return {}
+    out = {}
+    for cid, chunk in chunks.items():
+        share = len(wanted & _bigrams(_words(chunk.text))) / len(wanted)
+        if share:
+            out[cid] = 1 + PHRASE_BOOST * share
+    return out
+
+
+def _collection_chunks(library, collection: str) -> set[str]:
+    ids = library.collection_chunk_ids(collection)
+    if not ids:
+        raise ToolError(f"no passages in collection {collection!r}; use DN, MN, SN, AN or KN")
+    return ids
+
+
+# ---- dedup and diversity -----------------------------------------------------------------------------------
+def _tokens(p: Passage) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(p.text.lower()) if w not in STOPWORDS)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / (len(a | b) or 1)
+
+
+def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
+    """Drop near-identical passages (stock text recurring across suttas), best first kept; the others' suttas are
+    noted in the kept passage's `also_in`. Passages in `keep` are never dropped, only compared against."""
+    kept: list[tuple[Passage, frozenset[str]]] = [(p, _tokens(p)) for p in keep]
+    for p in passages:
+        toks = _tokens(p)
+        twin = None
+        for q, qt in kept:
+            # Jaccard >= t needs the smaller set to be at least t of the larger: skip the rest unexamined
+            if toks and qt and min(len(toks), len(qt)) >= DUPLICATE_JACCARD * max(len(toks), len(qt)) \
+                    and _jaccard(toks, qt) >= DUPLICATE_JACCARD:
+                twin = q
+                break
+        if twin is None:
+            kept.append((p, toks))
+        elif p.sutta_id and p.sutta_id != twin.sutta_id and p.sutta_id not in twin.also_in:
+            twin.also_in.append(p.sutta_id)
+    return [p for p, _ in kept[len(keep):]]
+
+
+def mmr(passages: list[Passage], k: int, lam: float, vectors: dict[str, list[float]]) -> list[Passage]:
+    """Maximal marginal relevance over the fused scores: relevance vs similarity to what is already chosen
+    (cosine of the stored vectors, or word overlap when vectors are unavailable)."""
+    if k <= 0 or not passages:
+        return []
+    n = len(passages)
+    rel = np.array([p.scores.get("fused", 0.0) for p in passages], dtype=float)
+    rel = rel / (rel.max() or 1.0)
+    if vectors and all(p.chunk_id in vectors for p in passages):
+        m = np.array([vectors[p.chunk_id] for p in passages], dtype=float)
+        m /= np.linalg.norm(m, axis=1, keepdims=True) + 1e-9
+
+        def sim_to(j: int) -> np.ndarray:
+            return m @ m[j]
+    else:
+        toks = [_tokens(p) for p in passages]
+
+        def sim_to(j: int) -> np.ndarray:
+            return np.array([_jaccard(toks[i], toks[j]) for i in range(n)])
+
+    # the closest chosen passage's similarity, updated one chosen passage at a time: O(n·k), not O(n²)
+    nearest = np.zeros(n)
+    available = np.ones(n, dtype=bool)
+    chosen: list[int] = []
+    while len(chosen) < min(k, n):
+        scores = np.where(available, lam * rel - (1 - lam) * nearest, -np.inf)
+        best = int(np.argmax(scores))
+        chosen.append(best)
+        available[best] = False
+        nearest = np.maximum(nearest, sim_to(best))
+    return [passages[i] for i in chosen]
