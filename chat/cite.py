@@ -1,0 +1,302 @@
+"""From a draft to a checked answer: citations mapped to the turn's passages, uncited claims given the reference
+that supports them, ranges narrowed to the segment that holds the claim, unsupported sentences marked.
+
+Everything here is local and deterministic; the verifier (tools.verifier) decides what a passage supports.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from chat.answer import Citation, ClaimVerdict
+from indexing.ids import segment_sort_key, sutta_id_to_uid
+from tools.citations import SUTTA_MENTION, CitationRef, find_citations, parse_bracket, split_sentences
+from tools.passages import Passage
+from tools.turn import TurnRecorder
+
+log = logging.getLogger(__name__)
+
+UNSUPPORTED_MARK = "⚠ unsupported"
+PARTIAL_MARK = "⚠ partly unsupported"
+_BRACKET = re.compile(r"\[([^\[\]\n]{1,120})\]")
+_LOOKS_LIKE_REF = re.compile(r"\b(?:DN|MN|SN|AN|Dhp)\b|\d", re.IGNORECASE)
+ABSTAIN_SENTENCE = "I don't find this in the texts I have."
+_ABSTAIN = re.compile(
+    r"\b(?:i )?(?:do not|don'?t|don’t|cannot|can'?t|can’t|could not|couldn'?t|did not|didn'?t) find (?:this|that|it|anything|any)"
+    r"|\bnot (?:found|mentioned|covered|discussed) in the (?:texts|passages)|\bthe (?:texts|passages) (?:do not|don'?t) "
+    r"(?:say|mention|answer|cover)",
+    re.IGNORECASE,
+)
+
+
+def looks_like_abstention(text: str) -> bool:
+    """The model declined: an abstention phrase, and little else of substance."""
+    if not _ABSTAIN.search(text):
+        return False
+    rest = _ABSTAIN.sub("", text)
+    return len(find_citations(text)) == 0 or len(rest) < 160
+
+
+def clean_draft(text: str) -> str:
+    """Remove what a small model leaks around the answer: a second "Thought:", "Answer:" labels, code fences."""
+    text = re.split(r"\n\s*(?:Thought|Action|Action Input|Observation)\s*:", text)[0]
+    text = re.sub(r"^\s*(?:Thought:.*?\n)?\s*Answer\s*:\s*", "", text, flags=re.S)
+    text = text.replace("```", "")
+    return text.strip()
+
+
+# ---- mapping references to passages ---------------------------------------------------------------------------
+@dataclass
+class CitationMap:
+    passages: list[Passage]
+    docstore: object
+    _by_sutta: dict[str, list[Passage]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for p in self.passages:
+            if p.sutta_id:
+                self._by_sutta.setdefault(p.sutta_id.lower(), []).append(p)
+
+    def suttas(self) -> list[str]:
+        return list(dict.fromkeys(p.sutta_id for p in self.passages if p.sutta_id))
+
+    def _candidates(self, ref: CitationRef) -> list[Passage]:
+        if not ref.sutta_id:
+            return []
+        hits = self._by_sutta.get(ref.sutta_id.lower(), [])
+        if hits:
+            return hits
+        try:  # SN 12.110 cited from the range document sn12.104-114
+            uid = sutta_id_to_uid(ref.sutta_id)
+        except ValueError:
+            return []
+        return [p for p in self.passages if p.doc_id == uid]
+
+    def passage_for(self, ref: CitationRef) -> Passage | None:
+        """The retrieved passage a reference points into, or None if the turn retrieved nothing there."""
+        candidates = self._candidates(ref)
+        if not candidates:
+            return None
+        if not ref.seg_start:
+            return max(candidates, key=lambda p: p.scores.get("final", 0.0))
+        doc_id = candidates[0].doc_id
+        key = segment_sort_key(f"{doc_id}:{ref.seg_start}")
+        for p in candidates:
+            if p.segment_start and p.segment_end and \
+                    segment_sort_key(p.segment_start) <= key <= segment_sort_key(p.segment_end):
+                return p
+        # A segment of a retrieved sutta outside the retrieved chunks: fine if it exists (a lookup shows whole
+        # openings); cite it against the nearest retrieved passage of that sutta.
+        if self.docstore.segment(f"{doc_id}:{ref.seg_start}") is None:
+            return None
+        return min(candidates, key=lambda p: abs(_first_num(p.segment_start) - _first_num(ref.seg_start)))
+
+    def citation(self, ref: CitationRef, passage: Passage) -> Citation:
+        excerpt, pali = passage.text, passage.pali
+        if ref.seg_start:
+            segs = self._segments(passage.doc_id, ref.seg_start, ref.seg_end or ref.seg_start)
+            if segs:
+                excerpt = " ".join(s.en.strip() for s in segs)
+                pali = " ".join(s.pali.strip() for s in segs if s.pali)
+        return Citation(
+            ref=ref.raw,
+            sutta_id=ref.sutta_id,
+            title=passage.title,
+            excerpt=_clip(excerpt, 500),
+            pali=_clip(pali, 500),
+            score=round(passage.scores.get("final", passage.scores.get("fused", 0.0)), 4),
+            chunk_id=passage.chunk_id,
+            segment_start=f"{passage.doc_id}:{ref.seg_start}" if ref.seg_start else passage.segment_start,
+            segment_end=f"{passage.doc_id}:{ref.seg_end or ref.seg_start}" if ref.seg_start else passage.segment_end,
+        )
+
+    def _segments(self, doc_id: str, start: str, end: str):
+        lo, hi = segment_sort_key(f"{doc_id}:{start}"), segment_sort_key(f"{doc_id}:{end}")
+        return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_sort_key(s.seg_id) <= hi][:6]
+
+
+def _first_num(seg: str | None) -> float:
+    if not seg:
+        return 0.0
+    local = seg.partition(":")[2] or seg
+    m = re.match(r"(\d+)(?:\.(\d+))?", local)
+    return float(f"{m.group(1)}.{m.group(2) or 0}") if m else 0.0
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
+    """Remove references that point to nothing retrieved in this turn; returns (text, dropped refs)."""
+    dropped: list[str] = []
+
+    def fix(m: re.Match) -> str:
+        inner = m.group(1)
+        if not _LOOKS_LIKE_REF.search(inner):
+            return m.group(0)
+        keep = []
+        for ref in parse_bracket(inner):
+            if ref.ok and cmap.passage_for(ref) is not None:
+                keep.append(_display(ref))
+            else:
+                dropped.append(ref.raw)
+        return f"[{'; '.join(keep)}]" if keep else ""
+
+    out = _BRACKET.sub(fix, text)
+    out = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
+    return out, dropped
+
+
+def _display(ref: CitationRef) -> str:
+    if ref.seg_start and ref.seg_end and ref.seg_end != ref.seg_start:
+        return f"{ref.sutta_id}:{ref.seg_start}–{ref.seg_end}"
+    if ref.seg_start:
+        return f"{ref.sutta_id}:{ref.seg_start}"
+    return ref.sutta_id or ref.raw
+
+
+# ---- verification-driven edits -----------------------------------------------------------------------------
+@dataclass
+class Checked:
+    text: str
+    unsupported: list[ClaimVerdict]
+    confidence: float
+    auto_cited: int = 0
+    narrowed: int = 0
+    report: object | None = None
+
+
+def auto_cite(text: str, cmap: CitationMap, verify, limit_suttas: int = 4) -> tuple[str, int]:
+    """Give an uncited claim the reference of a retrieved passage that supports it (by the verifier's judgement)."""
+    added = 0
+    suttas = cmap.suttas()[:limit_suttas]
+    if not suttas:
+        return text, 0
+    for sentence in split_sentences(text):
+        if sentence.citations or len(sentence.plain) < 25 or sentence.plain.endswith("?"):
+            continue
+        named = [s for s in _mentioned(sentence.plain) if s in suttas or s in cmap.suttas()]
+        ref = None
+        for sutta_id in named + [s for s in suttas if s not in named]:
+            report = verify(f"{sentence.plain} [{sutta_id}]")
+            verdicts = getattr(report, "verdicts", [])
+            if verdicts and verdicts[0].verdict == "supported" and verdicts[0].evidence_ref:
+                ref = verdicts[0].evidence_ref
+                break
+        if ref is None and named:
+            # "The discourse is MN 86": the model named a retrieved sutta in prose; cite its best passage.
+            best = cmap.passage_for(find_citations(f"[{named[0]}]")[0])
+            ref = best.ref if best is not None else None
+        if ref is not None:
+            text = _append_ref(text, sentence.text, ref)
+            added += 1
+    return text, added
+
+
+def _mentioned(text: str) -> list[str]:
+    out = []
+    for m in SUTTA_MENTION.finditer(text):
+        refs = find_citations(f"[{m.group(0)}]")
+        if refs and refs[0].ok and refs[0].sutta_id not in out:
+            out.append(refs[0].sutta_id)
+    return out
+
+
+def _append_ref(text: str, sentence_text: str, ref: str) -> str:
+    at = text.find(sentence_text)
+    if at < 0:
+        return text
+    end = at + len(sentence_text)
+    body = sentence_text.rstrip()
+    m = re.search(r"[.!?…]+[”’\"')]*$", body)
+    if m:
+        new = f"{body[:m.start()]} [{ref}]{body[m.start():]}"
+    else:
+        new = f"{body} [{ref}]"
+    return text[:at] + new + text[end:]
+
+
+def narrow_and_mark(text: str, verify) -> Checked:
+    """Verify the whole text; narrow range citations to the supporting segment; mark unsupported sentences."""
+    report = verify(text)
+    verdicts = list(getattr(report, "verdicts", []))
+    originals = {s.plain: s for s in split_sentences(text)}
+    narrowed = 0
+    unsupported: list[ClaimVerdict] = []
+    for v in verdicts:
+        sentence = originals.get(v.sentence)
+        if sentence is None:
+            continue
+        if v.verdict == "supported" and v.evidence_ref:
+            new_text = _narrow(sentence.text, sentence.citations, v.evidence_ref)
+            if new_text != sentence.text:
+                text = text.replace(sentence.text, new_text, 1)
+                narrowed += 1
+        elif v.verdict in ("unsupported", "partial"):
+            unsupported.append(v.to_claim_verdict())
+            mark = UNSUPPORTED_MARK if v.verdict == "unsupported" else PARTIAL_MARK
+            if mark not in sentence.text:
+                text = text.replace(sentence.text, _with_mark(sentence.text, mark), 1)
+    return Checked(text, unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed, report=report)
+
+
+def _with_mark(sentence_text: str, mark: str) -> str:
+    """The mark inside the sentence, before its full stop, so the sentence still ends where it did."""
+    body = sentence_text.rstrip()
+    m = re.search(r"[.!?…]+[”’\"')]*$", body)
+    if m:
+        return f"{body[:m.start()]} {mark}{body[m.start():]}"
+    return f"{body} {mark}."
+
+
+def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> str:
+    ev = find_citations(f"[{evidence_ref}]")
+    if not ev or not ev[0].ok or not ev[0].seg_start:
+        return sentence_text
+    e = ev[0]
+    for ref in refs:
+        if not ref.ok or ref.sutta_id != e.sutta_id:
+            continue
+        precise = ref.seg_start and not ref.seg_end
+        if precise:
+            continue  # already segment-precise: the model's choice stands
+        if ref.seg_start and ref.seg_end:
+            uid = sutta_id_to_uid(e.sutta_id)
+            lo, hi = segment_sort_key(f"{uid}:{ref.seg_start}"), segment_sort_key(f"{uid}:{ref.seg_end}")
+            if not lo <= segment_sort_key(f"{uid}:{e.seg_start}") <= hi:
+                continue
+        return sentence_text.replace(ref.raw, _display(e), 1)
+    return sentence_text
+
+
+def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
+    out: dict[str, Citation] = {}
+    for ref in find_citations(text):
+        if not ref.ok:
+            continue
+        key = _display(ref)
+        if key in out:
+            continue
+        passage = cmap.passage_for(ref)
+        if passage is not None:
+            ref.raw = key
+            out[key] = cmap.citation(ref, passage)
+    return list(out.values())
+
+
+def passages_as_citations(passages: list[Passage], limit: int = 5) -> list[Citation]:
+    """For failed or abstained answers: what was retrieved, so the user can read it themselves."""
+    return [
+        Citation(ref=p.ref, sutta_id=p.sutta_id, title=p.title, excerpt=_clip(p.text, 400), pali=_clip(p.pali, 300),
+                 score=round(p.scores.get("final", p.scores.get("fused", 0.0)), 4), chunk_id=p.chunk_id,
+                 segment_start=p.segment_start, segment_end=p.segment_end)
+        for p in passages[:limit]
+    ]
+
+
+def recorder_passages(recorder: TurnRecorder) -> list[Passage]:
+    return list(recorder.passages.values())

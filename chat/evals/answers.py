@@ -1,0 +1,113 @@
+"""`scholar eval answers --questions FILE [--limit N] [--json OUT]`: the whole agent over eval questions.
+
+Metrics (top-level JSON keys): cited_gold (answerable questions whose answer cites a gold or also-relevant sutta),
+abstained_correctly (unanswerable questions declined), citation_precision (citations that point to a retrieved
+passage and whose sentence the verifier does not flag), answer_seconds_p50/p95, first_token_seconds_p50.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+from chat.answer import Answer
+from indexing.settings import ScholarSettings
+
+log = logging.getLogger(__name__)
+
+
+def load_questions(path: Path, limit: int | None = None) -> list[dict]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return rows[:limit] if limit else rows
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    i = min(len(values) - 1, max(0, round(q * (len(values) - 1))))
+    return round(values[i], 2)
+
+
+def _norm(sutta_id: str | None) -> str:
+    return (sutta_id or "").replace(" ", "").lower()
+
+
+def score_answer(row: dict, answer: Answer) -> dict:
+    gold = {_norm(s) for s in row.get("gold") or []} | {_norm(s) for s in row.get("also_relevant") or []}
+    cited = [_norm(c.sutta_id) for c in answer.citations]
+    bad = _flagged_citations(answer)
+    return {
+        "id": row.get("id"),
+        "kind": row.get("kind"),
+        "answerable": bool(row.get("gold")),
+        "status": answer.status,
+        "cited_gold": bool(gold & set(cited)),
+        "citations": len(answer.citations),
+        "bad_citations": bad,
+        "seconds": answer.timings.get("total"),
+        "first_token": answer.timings.get("first_token"),
+        "cited": [c.ref for c in answer.citations],
+        "gold": row.get("gold"),
+    }
+
+
+def _flagged_citations(answer: Answer) -> int:
+    """Citations used only in sentences the verifier marked as unsupported."""
+    from chat.cite import PARTIAL_MARK, UNSUPPORTED_MARK
+    from tools.citations import split_sentences
+
+    good: set[str] = set()
+    bad: set[str] = set()
+    for sentence in split_sentences(answer.answer):
+        refs = {r.raw for r in sentence.citations}
+        (bad if UNSUPPORTED_MARK in sentence.text or PARTIAL_MARK in sentence.text else good).update(refs)
+    known = {c.ref for c in answer.citations}
+    return len((bad - good) & known)
+
+
+def summarize(results: list[dict]) -> dict:
+    answerable = [r for r in results if r["answerable"]]
+    unanswerable = [r for r in results if not r["answerable"]]
+    n_cit = sum(r["citations"] for r in results)
+    seconds = [r["seconds"] for r in results if r["seconds"] is not None]
+    first = [r["first_token"] for r in results if r["first_token"] is not None]
+    return {
+        "questions": len(results),
+        "cited_gold": round(sum(r["cited_gold"] for r in answerable) / len(answerable), 3) if answerable else None,
+        "abstained_correctly": round(sum(r["status"] == "abstained" for r in unanswerable) / len(unanswerable), 3)
+        if unanswerable else None,
+        "citation_precision": round(1 - sum(r["bad_citations"] for r in results) / n_cit, 3) if n_cit else None,
+        "answer_seconds_p50": _pct(seconds, 0.5),
+        "answer_seconds_p95": _pct(seconds, 0.95),
+        "first_token_seconds_p50": _pct(first, 0.5),
+        "failed": sum(r["status"] == "failed" for r in results),
+        "false_abstentions": sum(r["status"] == "abstained" for r in answerable),
+    }
+
+
+def run(args, settings: ScholarSettings) -> int:
+    from chat.ask_cli import build_scholar
+
+    rows = load_questions(args.questions, args.limit)
+    scholar = build_scholar(settings)
+    results = asyncio.run(_run_all(scholar, rows))
+    report = {**summarize(results), "results": results}
+    sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2) + "\n")
+    if args.json_out:
+        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+async def _run_all(scholar, rows: list[dict]) -> list[dict]:
+    results = []
+    for row in rows:
+        answer = await scholar.aask(row["question"])
+        result = score_answer(row, answer)
+        log.info("%s %s %s cited=%s gold=%s %.1fs", result["id"], result["kind"], result["status"], result["cited"],
+                 result["gold"], result["seconds"] or 0)
+        results.append(result)
+    return results

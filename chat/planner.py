@@ -1,0 +1,193 @@
+"""The deterministic plan made before the first LLM call.
+
+A 1.5B model spends most of its time budget reading, so the plan does what needs no judgement: it finds sutta IDs
+and nicknames in the question, collection hints ("in the Majjhima"), whether the question continues the previous
+turn ("what comes right after that?"), and the answer mode. It then names the one retrieval that most questions
+need, which the Scholar runs up front so the model usually answers in a single step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from indexing.text import fold
+from tools.references import find_references
+
+Mode = Literal["qa", "notes"]
+
+# Folded text -> collection code. Book words alone ("the Majjhima") are hints, not references.
+_COLLECTION_HINTS: list[tuple[str, re.Pattern]] = [
+    ("DN", re.compile(r"\b(digha|long discourses?|dn)\b")),
+    ("MN", re.compile(r"\b(majjhima|middle(?:[- ]length)? discourses?|mn)\b")),
+    ("SN", re.compile(r"\b(samyutta|linked discourses?|connected discourses?|sn)\b")),
+    ("AN", re.compile(r"\b(anguttara|numbered discourses?|gradual sayings)\b")),
+    ("KN", re.compile(r"\b(dhammapada|dhp)\b")),
+]
+_NOTES = re.compile(
+    r"\b(study notes?|notes (?:on|about|for)|write (?:up )?notes|study guide|study sheet|long[- ]form|"
+    r"overview with headings|in depth|in-depth)\b"
+)
+_NEXT = re.compile(r"\b(right |just |immediately )?(after (?:that|this|it)|what comes next|comes (?:right |just )?after|"
+                   r"what follows|follows (?:that|this|it)|next (?:passage|verse|part|section|lines?)|continue|goes on)\b")
+_BEFORE = re.compile(r"\b(before (?:that|this|it)|what comes before|preceding (?:passage|verse|part|lines?)|"
+                     r"leads up to (?:that|this|it))\b")
+_SAME = re.compile(r"\b(the same|same thing|also say|say so too|agree|similar(?:ly)?|as well|too|likewise|"
+                   r"elsewhere|parallel|compare|say that|say this)\b")
+_ANAPHORA = re.compile(r"\b(that|this|it|they|he|she|him|them|those|these|there)\b")
+_WORD = re.compile(r"[A-Za-zĀ-ɏḀ-ỿ]+")
+
+
+@dataclass
+class PreviousTurn:
+    question: str
+    answer: str = ""
+    cited_refs: list[str] = field(default_factory=list)  # "MN 21:20.1", first cited first
+    search_query: str = ""  # what the previous turn searched for; "does the Majjhima say the same?" reuses it
+
+
+@dataclass
+class PlannedAction:
+    tool: str
+    kwargs: dict
+    thought: str
+
+
+@dataclass
+class Plan:
+    question: str
+    mode: Mode
+    sutta_ids: list[str] = field(default_factory=list)  # named in the question, canonical
+    aliases: dict[str, str] = field(default_factory=dict)  # nickname as written -> sutta ID
+    collection: str | None = None
+    follow_up: Literal["next", "before", "same", "more"] | None = None
+    search_query: str = ""
+    actions: list[PlannedAction] = field(default_factory=list)
+
+    def hints(self) -> str:
+        """One compact line for the model: what the plan found, so it need not rediscover it."""
+        parts = []
+        if self.sutta_ids:
+            parts.append("suttas named: " + ", ".join(self.sutta_ids))
+        if self.aliases:
+            parts.append("nicknames: " + ", ".join(f"{a} = {s}" for a, s in self.aliases.items()))
+        if self.collection:
+            parts.append(f"collection: {self.collection}")
+        if self.follow_up:
+            parts.append("continues the previous question")
+        return f"(Notes: {'; '.join(parts)}.)" if parts else ""
+
+
+AliasFinder = Callable[[str], dict[str, str]]  # question -> {alias as written: sutta ID}
+
+
+def choose_mode(question: str, requested: str = "auto") -> Mode:
+    if requested in ("qa", "notes"):
+        return requested  # type: ignore[return-value]
+    return "notes" if _NOTES.search(fold(question)) else "qa"
+
+
+def collection_hint(question: str) -> str | None:
+    folded = fold(question)
+    found = [code for code, pattern in _COLLECTION_HINTS if pattern.search(folded)]
+    return found[0] if len(found) == 1 else None
+
+
+def _follow_up_kind(folded: str, previous: PreviousTurn | None, has_own_subject: bool) -> str | None:
+    if previous is None:
+        return None
+    if _NEXT.search(folded) and previous.cited_refs:
+        return "next"
+    if _BEFORE.search(folded) and previous.cited_refs:
+        return "before"
+    if _SAME.search(folded) and not has_own_subject:
+        return "same"
+    # Short questions leaning on a pronoun ("why does he say that?") only make sense with the previous turn.
+    if not has_own_subject and len(_WORD.findall(folded)) <= 9 and _ANAPHORA.search(folded):
+        return "more"
+    return None
+
+
+def _content_words(text: str) -> int:
+    from indexing.text import tokenize
+
+    return len(tokenize(text))
+
+
+def make_plan(
+    question: str,
+    *,
+    mode: str = "auto",
+    previous: PreviousTurn | None = None,
+    find_aliases: AliasFinder | None = None,
+    qa_k: int = 5,
+    notes_k: int = 12,
+) -> Plan:
+    plan = Plan(question=question, mode=choose_mode(question, mode))
+    folded = fold(question)
+    refs = find_references(question)
+    for ref in refs:
+        if ref.sutta_id not in plan.sutta_ids:
+            plan.sutta_ids.append(ref.sutta_id)
+    if find_aliases is not None:
+        for alias, sutta_id in find_aliases(question).items():
+            plan.aliases[alias] = sutta_id
+    plan.collection = collection_hint(question) if not plan.sutta_ids else None
+
+    # What the question is about once IDs, nicknames and book names are taken out.
+    topic = question
+    for ref in sorted(refs, key=lambda r: r.start, reverse=True):
+        topic = topic[: ref.start] + " " + topic[ref.end :]
+    for alias in plan.aliases:
+        topic = re.sub(re.escape(alias), " ", topic, flags=re.IGNORECASE)
+    topic = re.sub(r"\s+", " ", topic).strip(" ?.,;:")
+    has_subject = bool(plan.sutta_ids or plan.aliases) or _content_words(
+        _ANAPHORA.sub(" ", re.sub(r"\b(the )?(digha|majjhima|samyutta|anguttara|dhammapada)( nikaya)?\b", " ", folded))
+    ) > 3
+    plan.follow_up = _follow_up_kind(folded, previous, has_subject)  # type: ignore[assignment]
+    k = notes_k if plan.mode == "notes" else qa_k
+
+    if plan.follow_up in ("next", "before") and previous is not None:
+        ref = previous.cited_refs[-1] if plan.follow_up == "next" else previous.cited_refs[0]
+        direction = {"after": 2, "before": 0} if plan.follow_up == "next" else {"after": 0, "before": 2}
+        plan.actions.append(PlannedAction(
+            "expand_context", {"ref": ref, **direction},
+            f"The question continues from {ref}; I need the text {'after' if plan.follow_up == 'next' else 'before'} it.",
+        ))
+        plan.search_query = previous.search_query
+        return plan
+
+    if plan.follow_up in ("same", "more") and previous is not None:
+        plan.search_query = previous.search_query or previous.question
+        if plan.follow_up == "more":
+            plan.search_query = f"{plan.search_query} {topic}".strip()
+        where = f" in {plan.collection}" if plan.collection else ""
+        plan.actions.append(PlannedAction(
+            "search_passages", _search_kwargs(plan.search_query, plan.collection, k),
+            f"The question continues the previous one; I need passages on the same subject{where}.",
+        ))
+        return plan
+
+    named = plan.sutta_ids + [s for s in plan.aliases.values() if s not in plan.sutta_ids]
+    plan.search_query = topic or question
+    for sutta_id in named[:2]:
+        plan.actions.append(PlannedAction(
+            "lookup_sutta", {"sutta_id": sutta_id, "query": topic},
+            f"The question names {sutta_id}; I need its passages.",
+        ))
+    if not named:
+        plan.actions.append(PlannedAction(
+            "search_passages", _search_kwargs(plan.search_query, plan.collection, k),
+            "I need passages about this question.",
+        ))
+    return plan
+
+
+def _search_kwargs(query: str, collection: str | None, k: int) -> dict:
+    # k is the Scholar's budget, passed to the tool directly: shown in the seeded step, the model would copy it.
+    kwargs: dict = {"query": query}
+    if collection:
+        kwargs["collection"] = collection
+    return kwargs

@@ -1,0 +1,415 @@
+"""The Scholar: one question in, a stream of events out, ending in a checked, cited `Answer`.
+
+    plan (deterministic) -> up-front retrieval -> ReAct agent (usually one LLM call) -> draft
+    -> citations mapped to retrieved passages -> claim verifier -> follow-ups -> memory
+
+It never raises for model failures: a malformed reply that survives its retry, the step limit or a dead model
+each end in the best answer available (a direct answer from the retrieved passages, or the passages themselves
+with status "failed").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from llama_index.core.agent.workflow import AgentInput, AgentStream
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.memory import ChatMemoryBuffer
+
+from chat import cite
+from chat.agent import MalformedOutputError, build_agent, seed_steps, with_max_tokens
+from chat.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.errors import ChatError, user_message
+from chat.followups import fallback_followups, generate_followups
+from chat.planner import Plan, PreviousTurn, make_plan
+from indexing.settings import ScholarSettings
+from prompts import load_prompt
+from tools.function_tools import CanonTools, ToolBudget, build_tools, render_passages
+from tools.passages import Passage
+from tools.turn import TraceEntry, TurnRecorder
+
+log = logging.getLogger(__name__)
+
+NOTES_MAX_TOKENS = 1100
+QA_BUDGET = ToolBudget(k=5, passage_chars=360)
+NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4)
+MIN_RELEVANCE = 0.34  # share of the question's content words found in the best passage; below it we abstain
+
+
+class AnswerFilter:
+    """Lets through only what the model writes after "Answer:" in the current LLM call: the scratchpad
+    (Thought/Action/Observation) never reaches the user."""
+
+    def __init__(self) -> None:
+        self.emitted = 0
+        self.total = ""
+
+    def reset(self) -> None:
+        self.emitted = 0
+
+    def feed(self, response: str) -> str:
+        at = response.find("Answer:")
+        if at < 0:
+            return ""
+        body = response[at + len("Answer:"):].lstrip()
+        for stop in ("\nThought:", "\nAction:", "\nObservation:"):
+            cut = body.find(stop)
+            if cut >= 0:
+                body = body[:cut]
+        # Hold back a partial "\nThought:" that may still be forming at the end.
+        tail = body.rfind("\n")
+        safe = body if tail < 0 or len(body) - tail > 14 else body[:tail]
+        new = safe[self.emitted:]
+        self.emitted = max(self.emitted, len(safe))
+        self.total += new
+        return new
+
+
+@dataclass
+class _Turn:
+    question: str
+    mode: str
+    session_id: str | None
+    started: float = field(default_factory=time.perf_counter)
+    timings: dict[str, float] = field(default_factory=dict)
+    first_token: float | None = None
+    streamed: str = ""
+    last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
+
+    def mark(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings[stage] = round(self.timings.get(stage, 0.0) + now - since, 3)
+        return now
+
+
+class Scholar:
+    def __init__(self, settings: ScholarSettings, library, llm):
+        self.settings = settings
+        self.library = library
+        self.llm = llm
+
+    # ---- public API ------------------------------------------------------------------------------------------
+    async def astream(self, question: str, *, session_id: str | None = None, mode: str = "auto"
+                      ) -> AsyncIterator[Event]:
+        question = (question or "").strip()[: self.settings.max_input_chars]
+        turn = _Turn(question, mode, session_id)
+        events: deque[Event] = deque()
+        recorder = TurnRecorder()
+        recorder.on_start = lambda e: events.append(_step_event("start", e, recorder))
+        recorder.on_end = lambda e: events.append(_step_event("end", e, recorder))
+        answer: Answer | None = None
+        try:
+            async for event in self._run(turn, recorder, events):
+                if isinstance(event, FinalEvent):
+                    answer = event.answer
+                yield event
+        except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
+            log.exception("turn failed")
+            passages = cite.recorder_passages(recorder)
+            answer = Answer(
+                answer="Something went wrong while answering; the passages retrieved so far are listed below.",
+                citations=cite.passages_as_citations(passages),
+                status="failed", error=user_message(exc) or f"{type(exc).__name__}: {exc}",
+                trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                session_id=session_id, mode="notes" if mode == "notes" else "qa",
+                timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
+            )
+            while events:
+                yield events.popleft()
+            yield FinalEvent(answer=answer)
+
+    async def aask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
+        final: Answer | None = None
+        async for event in self.astream(question, session_id=session_id, mode=mode):
+            if isinstance(event, FinalEvent):
+                final = event.answer
+        assert final is not None
+        return final
+
+    def ask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
+        return asyncio.run(self.aask(question, session_id=session_id, mode=mode))
+
+    # ---- the pipeline ----------------------------------------------------------------------------------------
+    async def _run(self, turn: _Turn, recorder: TurnRecorder, events: deque) -> AsyncIterator[Event]:
+        memory = self._memory(turn.session_id)
+        previous: PreviousTurn | None = await memory.previous_turn() if memory else None
+        history = await memory.history_for_prompt() if memory else []
+
+        t = time.perf_counter()
+        plan = make_plan(turn.question, mode=turn.mode, previous=previous, find_aliases=self._find_aliases,
+                         qa_k=QA_BUDGET.k, notes_k=NOTES_BUDGET.k)
+        turn.mode = plan.mode
+        budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
+        canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
+        t = turn.mark("plan", t)
+
+        seeded: list[tuple[str, dict, str, str]] = []
+        for action in plan.actions:
+            kwargs = dict(action.kwargs)
+            method = getattr(canon, action.tool)
+            observation = await asyncio.to_thread(method, **kwargs, **(
+                {"k": budget.k} if action.tool == "search_passages" else {}))
+            seeded.append((action.tool, kwargs, action.thought, observation))
+        t = turn.mark("retrieve", t)
+        while events:
+            yield events.popleft()
+
+        if not turn.question:
+            yield FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question."))
+            return
+        reason = self._nothing_relevant(plan, recorder, seeded)
+        if reason is not None:
+            answer = self._abstain(turn, recorder, plan, reason)
+            await self._remember(memory, turn, answer, plan)
+            yield TokenEvent(text=answer.answer)
+            yield FinalEvent(answer=answer)
+            return
+
+        # --- the agent ---
+        draft: str | None = None
+        error: str | None = None
+        llm = with_max_tokens(self.llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else self.llm
+        tools = build_tools(self.library, recorder, canon=canon)
+        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(seeded), timeout=None)
+        user_msg = load_prompt("turn", question=turn.question, hints=plan.hints()).strip()
+        stream_filter = AnswerFilter()
+        turn.last_input = []
+        last_raw = ""
+        try:
+            handler = agent.run(
+                user_msg=user_msg,
+                memory=ChatMemoryBuffer.from_defaults(chat_history=history, token_limit=4000,
+                                                      tokenizer_fn=lambda s: s.split()),
+                max_iterations=self.settings.agent_max_steps,
+            )
+            async for ev in handler.stream_events():
+                if isinstance(ev, AgentInput):
+                    stream_filter.reset()
+                    turn.last_input = list(ev.input)
+                elif isinstance(ev, AgentStream):
+                    last_raw = ev.response
+                    new = stream_filter.feed(ev.response)
+                    if new:
+                        yield self._token(turn, new)
+                while events:
+                    yield events.popleft()
+            result = await handler
+            draft = str(result.response.content or "")
+            if turn.last_input:
+                turn.last_input.append(ChatMessage(role=MessageRole.ASSISTANT, content=last_raw or f"Answer: {draft}"))
+        except MalformedOutputError as exc:
+            log.info("falling back after malformed output")
+            draft = _salvage(exc.raw)
+            error = "the model's replies did not follow the expected format"
+        except Exception as exc:  # step limit (WorkflowRuntimeError), model errors, timeouts
+            error = user_message(exc) or f"{type(exc).__name__}: {exc}"
+            log.info("agent stopped: %s", error)
+            if "max iterations" in str(exc).lower():
+                error = f"the step limit ({self.settings.agent_max_steps}) was reached"
+        while events:
+            yield events.popleft()
+        t = turn.mark("agent", t)
+
+        failed = False
+        if draft is not None:
+            draft = cite.clean_draft(draft)
+        if not draft:
+            draft = None
+            try:
+                async for piece in self._direct_answer(llm, turn, recorder, plan):
+                    yield piece
+                draft = cite.clean_draft(turn.streamed) or None
+            except Exception as exc:
+                error = (error + "; " if error else "") + (user_message(exc) or f"{type(exc).__name__}: {exc}")
+                log.info("direct answer failed too: %s", exc)
+            t = turn.mark("fallback", t)
+        if draft is None:
+            failed = True
+
+        # --- checks ---
+        answer = await self._finish(turn, recorder, plan, draft, failed, error)
+        t = turn.mark("finish", t)
+        if not turn.streamed and answer.answer:
+            yield self._token(turn, answer.answer)
+        await self._remember(memory, turn, answer, plan)
+        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
+        if turn.first_token is not None:
+            answer.timings["first_token"] = round(turn.first_token, 3)
+        yield FinalEvent(answer=answer)
+
+    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan) -> AsyncIterator[Event]:
+        """Answer from the passages already retrieved, without the ReAct format (the fallback path)."""
+        passages = cite.recorder_passages(recorder)[: NOTES_BUDGET.k if plan.mode == "notes" else QA_BUDGET.k]
+        if not passages:
+            raise ChatError("nothing was retrieved to answer from")
+        system = load_prompt("system").strip() + "\n\n" + load_prompt(
+            "notes_rules" if plan.mode == "notes" else "answer_rules").strip()
+        user = load_prompt("fallback_user", passages=render_passages(passages, QA_BUDGET.passage_chars),
+                           question=turn.question)
+        turn.streamed = ""
+        messages = [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]
+        stream = await llm.astream_chat(messages)
+        async for chunk in stream:
+            if chunk.delta:
+                yield self._token(turn, chunk.delta)
+        turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=turn.streamed)]
+
+    async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None, failed: bool,
+                      error: str | None) -> Answer:
+        passages = cite.recorder_passages(recorder)
+        base = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                    session_id=turn.session_id, mode=plan.mode)
+        if failed or draft is None:
+            return Answer(answer="I could not compose an answer this time; the most relevant passages I found are "
+                                 "listed below.", citations=cite.passages_as_citations(passages), status="failed",
+                          error=error or "the language model gave no answer", **base)
+        if cite.looks_like_abstention(draft):
+            return Answer(answer=cite.ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
+
+        t = time.perf_counter()
+        cmap = cite.CitationMap(passages, self.library.docstore)
+        verify = self._verifier(recorder)
+        text, dropped = cite.drop_unretrieved(draft, cmap)
+        if dropped:
+            log.info("removed citations to passages not retrieved: %s", dropped)
+        text, added = await asyncio.to_thread(cite.auto_cite, text, cmap, verify)
+        checked = await asyncio.to_thread(cite.narrow_and_mark, text, verify)
+        turn.timings["verify"] = round(time.perf_counter() - t, 3)
+        citations = cite.citations_of(checked.text, cmap)
+
+        t = time.perf_counter()
+        follow_ups, source = await generate_followups(self.llm, turn.question, checked.text, citations,
+                                                      prefix=turn.last_input or None)
+        turn.timings["followups"] = round(time.perf_counter() - t, 3)
+        log.debug("follow-ups from %s; %d citations added, %d narrowed, %d dropped", source, added,
+                  checked.narrowed, len(dropped))
+        return Answer(
+            answer=checked.text,
+            citations=citations,
+            unsupported_claims=checked.unsupported,
+            follow_ups=follow_ups or fallback_followups(turn.question, citations),
+            status="answered",
+            confidence=checked.confidence if citations else min(checked.confidence, 0.2),
+            error=error,
+            **base,
+        )
+
+    # ---- pieces --------------------------------------------------------------------------------------------
+    def _token(self, turn: _Turn, text: str) -> TokenEvent:
+        if turn.first_token is None:
+            turn.first_token = time.perf_counter() - turn.started
+        turn.streamed += text
+        return TokenEvent(text=text)
+
+    def _verifier(self, recorder: TurnRecorder):
+        from tools.verifier import verify_answer
+
+        def verify(text: str):
+            return verify_answer(text, recorder, self.library.docstore, bm25=getattr(self.library, "bm25", None),
+                                 embed_model=getattr(self.library, "embed_model", None), llm=None, mode="local")
+        return verify
+
+    def _find_aliases(self, question: str) -> dict[str, str]:
+        try:
+            resolution = self.library.aliases.resolve(question)
+        except Exception as exc:  # the alias index is a hint; never fail a turn on it
+            log.warning("alias resolution failed: %s", exc)
+            return {}
+        out: dict[str, str] = {}
+        strong = set(resolution.strong_suttas())
+        for match in resolution.matches:
+            if match.ambiguous:
+                continue
+            for cand in match.candidates:
+                if cand.sutta_id in strong:
+                    out.setdefault(match.text, cand.sutta_id)
+        return out
+
+    def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, seeded) -> str | None:
+        """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown,
+        or a search whose best passage shares too few of the question's content words."""
+        if not plan.actions or plan.follow_up in ("next", "before"):
+            return None
+        passages = cite.recorder_passages(recorder)
+        if plan.sutta_ids or plan.aliases:
+            errors = [obs for tool, _, _, obs in seeded if tool == "lookup_sutta" and obs.startswith("Error:")]
+            if errors and len(errors) == len([a for a in plan.actions if a.tool == "lookup_sutta"]) and not passages:
+                return errors[0][len("Error:"):].strip()
+            return None
+        if not passages:
+            return "No passage matched the question."
+        from tools.verifier import shared_verifier
+
+        index = shared_verifier(self.library.docstore, getattr(self.library, "bm25", None)).index
+        best = max(relevance(plan.search_query or plan.question, p, index.weights) for p in passages)
+        log.debug("best relevance %.2f", best)
+        if best < MIN_RELEVANCE:
+            return f"The closest passages share too little with the question (overlap {best:.2f})."
+        return None
+
+    def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
+        text = cite.ABSTAIN_SENTENCE
+        if reason and reason.startswith("There is no"):
+            text += " " + reason
+        return Answer(
+            answer=text, status="abstained", confidence=1.0, citations=[],
+            trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+            session_id=turn.session_id, mode=plan.mode, error=None,
+            timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
+        )
+
+    def _memory(self, session_id: str | None):
+        if not session_id:
+            return None
+        from chat.memory import SessionMemory
+
+        return SessionMemory(self.settings.resolved_memory_db, session_id)
+
+    async def _remember(self, memory, turn: _Turn, answer: Answer, plan: Plan) -> None:
+        if memory is None:
+            return
+        try:
+            await memory.add_turn(turn.question, answer.answer, cited_refs=[c.ref for c in answer.citations],
+                                  search_query=plan.search_query, status=answer.status)
+        except Exception as exc:  # losing one turn of memory must not lose the answer
+            log.warning("could not save the turn to memory: %s", exc)
+
+
+def relevance(question: str, passage: Passage, weights=None) -> float:
+    """IDF-weighted share of the question's content words found in the passage or its title. Words the corpus
+    never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
+    from indexing.text import tokenize
+    from tools.retriever import _QUERY_NOISE
+
+    q = list(dict.fromkeys(t for t in tokenize(question) if t not in _QUERY_NOISE and len(t) > 2))
+    if not q:
+        return 1.0
+    w = weights(q) if weights is not None else {t: 1.0 for t in q}
+    have = set(tokenize(f"{passage.title} {passage.text}"))
+    total = sum(w.values()) or 1.0
+    return sum(w[t] for t in q if t in have) / total
+
+
+def _salvage(raw: str) -> str | None:
+    """An answer inside a malformed reply: text after "Answer:", or prose with no tool call in it."""
+    if "Answer:" in raw:
+        return raw.split("Answer:", 1)[1]
+    if "Action:" in raw or "Action Input:" in raw:
+        return None
+    text = "\n".join(line for line in raw.splitlines() if not line.strip().startswith("Thought:")).strip()
+    return text if len(text) > 60 else None
+
+
+def _trace(recorder: TurnRecorder) -> list[TraceStep]:
+    return [TraceStep(**e.to_dict()) for e in recorder.trace]
+
+
+def _step_event(phase: str, entry: TraceEntry, recorder: TurnRecorder) -> StepEvent:
+    index = next((i for i, e in enumerate(recorder.trace) if e is entry), len(recorder.trace))
+    step = TraceStep(**entry.to_dict())
+    return StepEvent(phase=phase, step_id=f"{index}-{entry.tool}", step=step)  # type: ignore[arg-type]

@@ -1,0 +1,170 @@
+"""The real ReAct loop (LlamaIndex workflow agent) driven by a scripted LLM over the tiny tools index."""
+
+import pytest
+
+from chat.scholar import AnswerFilter
+from scholar_helpers import scholar_for  # noqa: I001
+
+ANSWER = ("Thought: I can answer from the passages.\nAnswer: The Buddha says \"all is burning\": the eye is burning, "
+          "sights are burning [SN 35.28:1.3–2.1]. They burn with the fires of greed, hate and delusion "
+          "[SN 35.28:1.3–2.1].")
+FOLLOW = "What is the all?\nHow does one become disillusioned with the eye?\nWhat are the three fires?"
+
+
+@pytest.fixture
+def base(tmp_path_factory):
+    return tmp_path_factory.getbasetemp() / "agent-index"
+
+
+async def _run(scholar, question, **kw):
+    tokens, steps, final = [], [], None
+    async for ev in scholar.astream(question, **kw):
+        if ev.kind == "token":
+            tokens.append(ev.text)
+        elif ev.kind == "step":
+            steps.append(ev)
+        else:
+            final = ev.answer
+    return "".join(tokens), steps, final
+
+
+async def test_one_step_answer_from_the_planned_lookup(base):
+    scholar, llm = scholar_for(base, [ANSWER, FOLLOW])
+    streamed, steps, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.status == "answered"
+    assert [t.tool for t in answer.trace] == ["lookup_sutta"]
+    assert answer.trace[0].input["sutta_id"] == "SN 35.28"
+    # the planned call is in the scratchpad the model saw, as JSON, with the passage and its citable ref
+    prompt = llm.prompts[0]
+    assert '"sutta_id": "SN 35.28"' in prompt[-2].content
+    assert prompt[-1].content.startswith("Observation:") and "[SN 35.28:" in prompt[-1].content
+    assert {e.phase for e in steps} == {"start", "end"}
+    assert answer.follow_ups == FOLLOW.splitlines()
+    assert answer.timings["first_token"] <= answer.timings["total"]
+
+
+async def test_model_selects_a_tool_and_gets_its_observation(base):
+    call = 'Thought: I need the text after this.\nAction: expand_context\nAction Input: {"ref": "SN 35.28:1.4", "after": 1}'
+    scholar, llm = scholar_for(base, [call, ANSWER, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert [t.tool for t in answer.trace] == ["lookup_sutta", "expand_context"]
+    assert answer.trace[1].input == {"ref": "SN 35.28:1.4", "before": 1, "after": 1}
+    second = llm.prompts[1]
+    assert second[-1].content.startswith("Observation:") and "SN 35.28" in second[-1].content
+    assert answer.status == "answered"
+
+
+async def test_wrong_argument_names_are_tolerated(base):
+    call = 'Thought: search.\nAction: search_passages\nAction Input: {"input": "fires of greed"}'
+    scholar, llm = scholar_for(base, [call, ANSWER, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.trace[1].tool == "search_passages" and answer.trace[1].input["query"] == "fires of greed"
+    assert answer.trace[1].error is None
+
+
+async def test_malformed_reply_is_retried_with_the_parse_error(base):
+    bad = "Thought: let me look\nAction: lookup_sutta\nAction Input: SN 35.28 please"
+    scholar, llm = scholar_for(base, [bad, ANSWER, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.status == "answered" and answer.error is None
+    retry_prompt = " ".join(m.content or "" for m in llm.prompts[1])
+    assert "Error while parsing the output" in retry_prompt
+    assert len(llm.prompts) == 3  # bad reply, retry, follow-ups
+
+
+async def test_malformed_twice_falls_back_to_answering_from_the_passages(base):
+    bad = "Thought: hmm\nAction: lookup_sutta\nAction Input: SN 35.28"
+    direct = "All is burning: the eye, sights and eye consciousness are burning [SN 35.28:1.3–2.1]."
+    scholar, llm = scholar_for(base, [bad, bad, direct, FOLLOW])
+    streamed, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.status == "answered"
+    assert "format" in (answer.error or "")
+    assert "Write the answer now" in llm.prompts[2][-1].content  # the fallback prompt, no ReAct format
+    assert "burning" in streamed and answer.citations
+
+
+async def test_step_limit_ends_in_a_best_answer_not_an_exception(base):
+    call = 'Thought: more.\nAction: search_passages\nAction Input: {"query": "burning"}'
+    direct = "The eye is burning [SN 35.28:1.3–2.1]."
+    scholar, llm = scholar_for(base, [call, call, call, direct, FOLLOW], agent_max_steps=3)
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.status == "answered"
+    assert "step limit (3)" in answer.error
+    assert answer.citations and answer.citations[0].sutta_id == "SN 35.28"
+
+
+async def test_dead_model_gives_a_failed_answer_with_the_passages(base):
+    scholar, llm = scholar_for(base, [])  # every call raises LLMUnavailableError
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.status == "failed"
+    assert "no reply left" in answer.error and len(llm.prompts) == 2  # the agent, then the direct fallback
+    assert answer.citations and answer.citations[0].sutta_id == "SN 35.28"
+
+
+async def test_scratchpad_never_reaches_the_stream(base):
+    call = 'Thought: I need more context.\nAction: expand_context\nAction Input: {"ref": "SN 35.28:1.4"}'
+    scholar, _ = scholar_for(base, [call, ANSWER, FOLLOW])
+    streamed, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    for leak in ("Thought", "Action", "Observation", "Answer:"):
+        assert leak not in streamed
+    assert streamed.startswith('The Buddha says "all is burning"')
+
+
+def test_answer_filter_handles_split_markers():
+    f = AnswerFilter()
+    text = "Thought: ok\nAnswer: All is burning [SN 35.28:1.3].\nThought: extra"
+    out = "".join(f.feed(text[:i]) for i in range(1, len(text) + 1))
+    assert out == "All is burning [SN 35.28:1.3]."
+    f.reset()
+    assert f.feed("Thought: I will search\nAction: search_passages") == ""
+
+
+async def test_citations_map_to_retrieved_passages_and_unretrieved_ones_are_removed(base):
+    reply = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.3–2.1]. "
+             "Fire is praised elsewhere too [MN 99:4.2].")
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert "MN 99" not in answer.answer
+    assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
+    c = answer.citations[0]
+    assert c.ref == "SN 35.28:1.4"  # the range narrowed to the segment that holds the claim
+    assert c.chunk_id and "eye is burning" in c.excerpt.lower() and c.pali
+
+
+async def test_unsupported_sentence_is_marked_and_listed(base):
+    reply = ("Thought: I can answer.\nAnswer: The eye is burning [SN 35.28:1.4]. "
+             "The Buddha taught this sermon to seven hundred kings riding elephants [SN 35.28:1.4].")
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert len(answer.unsupported_claims) == 1
+    assert "kings" in answer.unsupported_claims[0].sentence
+    assert "⚠" in answer.answer.split("kings", 1)[1]
+    assert "⚠" not in answer.answer.split("kings", 1)[0]
+    assert answer.confidence < 1.0
+
+
+async def test_follow_ups_are_asked_after_the_turns_own_prompt_so_the_cache_is_reused(base):
+    scholar, llm = scholar_for(base, [ANSWER, FOLLOW])
+    await scholar.aask("What does the Fire Sermon say is burning?")
+    agent_call, follow_call = llm.prompts
+    assert [m.content for m in follow_call[: len(agent_call)]] == [m.content for m in agent_call]
+    assert follow_call[len(agent_call)].content == ANSWER  # the model's own reply, verbatim
+    assert "follow-up questions" in follow_call[-1].content
+
+
+def test_output_budget_is_raised_for_notes_and_lowered_for_follow_ups():
+    from chat.agent import with_max_tokens
+    from chat.providers.scripted import ScriptedLLM
+
+    llm = ScriptedLLM([], max_tokens=512)
+    assert with_max_tokens(llm, 1100).max_tokens == 1100
+    assert with_max_tokens(llm, 100).max_tokens == 512  # raising only, unless asked to lower
+    assert with_max_tokens(llm, 100, lower=True).max_tokens == 100
+
+
+async def test_a_retrieved_sutta_named_in_prose_gets_cited(base):
+    reply = "Thought: I can answer.\nAnswer: This is taught in SN 35.28, the discourse called Burning, given at Gayā Head."
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
+    assert "[SN 35.28:" in answer.answer

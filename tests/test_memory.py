@@ -1,0 +1,62 @@
+"""Conversation memory: persisted in SQLite, read by the planner, surviving a new Scholar on the same file."""
+
+import pytest
+
+from chat.memory import SessionMemory
+from scholar_helpers import scholar_for  # noqa: I001
+
+FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4].")
+NEXT = ("Thought: I can answer.\nAnswer: Next it says they burn with the fires of greed, hate and delusion "
+        "[SN 35.28:2.1].")
+FOLLOW = "What is the all?\nWhy is the eye burning?"
+
+
+@pytest.fixture
+def base(tmp_path_factory):
+    return tmp_path_factory.getbasetemp() / "agent-index"
+
+
+async def test_memory_round_trip(tmp_path):
+    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    assert await mem.previous_turn() is None
+    await mem.add_turn("Q1", "A1 [MN 21:20.1]", cited_refs=["MN 21:20.1"], search_query="saw", status="answered")
+    again = SessionMemory(tmp_path / "m.sqlite", "s1")
+    prev = await again.previous_turn()
+    assert (prev.question, prev.cited_refs, prev.search_query) == ("Q1", ["MN 21:20.1"], "saw")
+    assert await SessionMemory(tmp_path / "m.sqlite", "other").previous_turn() is None
+
+
+async def test_history_in_prompt_is_short(tmp_path):
+    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    for i in range(4):
+        await mem.add_turn(f"Q{i}", "long answer " * 200, cited_refs=[], search_query="", status="answered")
+    history = await mem.history_for_prompt()
+    assert [m.content for m in history if m.role == "user"] == ["Q2", "Q3"]
+    assert all(len(m.content) < 600 for m in history)
+
+
+async def test_right_after_that_across_a_restart(base, tmp_path):
+    settings_extra = {"memory_db": tmp_path / "chat.sqlite"}
+    scholar, _ = scholar_for(base, [FIRST, FOLLOW], **settings_extra)
+    first = await scholar.aask("What does the Fire Sermon say is burning?", session_id="chat-1")
+    assert first.citations[0].ref == "SN 35.28:1.4"
+
+    # a new Scholar (a restarted process) on the same SQLite file
+    scholar2, llm2 = scholar_for(base, [NEXT, FOLLOW], **settings_extra)
+    second = await scholar2.aask("And what comes right after that?", session_id="chat-1")
+    assert second.trace[0].tool == "expand_context"
+    assert second.trace[0].input["ref"] == "SN 35.28:1.4" and second.trace[0].input["after"] == 2
+    prompt = llm2.prompts[0]
+    assert any(m.role == "user" and "Fire Sermon" in (m.content or "") for m in prompt)  # the earlier turn
+    assert second.status == "answered" and second.citations[0].sutta_id == "SN 35.28"
+
+
+async def test_sessions_do_not_leak_into_each_other(base, tmp_path):
+    settings_extra = {"memory_db": tmp_path / "chat.sqlite"}
+    scholar, _ = scholar_for(base, [FIRST, FOLLOW], **settings_extra)
+    await scholar.aask("What does the Fire Sermon say is burning?", session_id="a")
+    scholar2, llm2 = scholar_for(base, [NEXT, FOLLOW], **settings_extra)
+    other = await scholar2.aask("And what comes right after that?", session_id="b")
+    assert other.trace[0].tool != "expand_context"
+    assert not any("Fire Sermon" in (m.content or "") for prompt in llm2.prompts for m in prompt)
+    assert other.status == "abstained"  # with nothing to refer back to, "that" matches nothing

@@ -1,0 +1,163 @@
+"""Scholar behaviour around the agent: abstention, modes, follow-ups, the structured answer, the sync API."""
+
+from pathlib import Path
+
+import pytest
+
+from chat.answer import Answer
+from chat.followups import fallback_followups, parse_followups
+from scholar_helpers import scholar_for  # noqa: I001
+
+FOLLOW = "What is the all?\nWhy is the eye burning?"
+
+
+@pytest.fixture
+def base(tmp_path_factory):
+    return tmp_path_factory.getbasetemp() / "agent-index"
+
+
+async def test_unknown_sutta_number_abstains_without_the_model(base):
+    scholar, llm = scholar_for(base, [])  # any model call would fail the test
+    answer = await scholar.aask("What does MN 175 teach about the jhānas?")
+    assert answer.status == "abstained"
+    assert answer.answer.startswith("I don't find this in the texts I have")
+    assert "MN 175" in answer.answer and not answer.citations
+    assert llm.prompts == []
+
+
+async def test_question_the_corpus_does_not_cover_abstains(base):
+    scholar, llm = scholar_for(base, [])
+    answer = await scholar.aask("What does the Heart Sutra say about emptiness being form?")
+    assert answer.status == "abstained" and llm.prompts == []
+    assert answer.trace and answer.trace[0].tool == "search_passages"
+
+
+async def test_model_declining_is_an_abstention(base):
+    scholar, _ = scholar_for(base, ["Thought: The passages do not cover it.\nAnswer: I don't find this in the texts I have."])
+    answer = await scholar.aask("What does the Fire Sermon say about the ocean tides?")
+    assert answer.status == "abstained" and answer.citations == [] and answer.follow_ups == []
+
+
+async def test_study_notes_mode_retrieves_more_and_allows_longer_output(base):
+    notes = ("Thought: I can write the notes.\nAnswer: # Mindfulness meditation\n## The four\n"
+             "The four kinds of mindfulness meditation are the path to convergence [MN 10:2.1].\n"
+             "## Gaps\nMissing from the retrieved texts: the commentarial lists.")
+    scholar, llm = scholar_for(base, [notes, FOLLOW])
+    answer = await scholar.aask("Write study notes on the four kinds of mindfulness meditation")
+    assert answer.mode == "notes"
+    assert answer.trace[0].input["k"] == 12
+    assert "Write study notes in Markdown" in llm.prompts[0][0].content
+    assert answer.citations and answer.citations[0].sutta_id == "MN 10"
+
+
+async def test_follow_ups_fall_back_when_the_model_reply_is_unusable(base):
+    reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
+    scholar, _ = scholar_for(base, [reply, "Sure! Here you go."])
+    answer = await scholar.aask("What does the Fire Sermon say is burning?")
+    assert 2 <= len(answer.follow_ups) <= 3
+    assert any("SN 35.28" in q for q in answer.follow_ups)
+
+
+def test_parse_followups_strips_numbering_and_keeps_questions():
+    text = "1. What is the all?\n- Why does it burn?\nNot a question\n3) What are the fires?\n4. Extra?"
+    assert parse_followups(text, 3) == ["What is the all?", "Why does it burn?", "What are the fires?"]
+
+
+def test_fallback_followups_need_no_citations():
+    assert 2 <= len(fallback_followups("What is mindfulness?", [])) <= 3
+
+
+def test_sync_ask_returns_a_complete_answer_object(base):
+    reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    answer = scholar.ask("What does the Fire Sermon say is burning?")
+    assert isinstance(answer, Answer)
+    data = answer.model_dump()
+    for key in ("answer", "citations", "unsupported_claims", "follow_ups", "status", "confidence", "timings",
+                "trace", "search_types_used"):
+        assert key in data
+    assert {"plan", "retrieve", "agent", "verify", "total", "first_token"} <= set(answer.timings)
+    assert answer.trace[0].duration_ms >= 0 and answer.trace[0].output_summary
+    assert "lookup" in answer.search_types_used
+
+
+# ---- the real thing ------------------------------------------------------------------------------------------
+REAL_QUESTIONS = [
+    ("What does the Fire Sermon say is burning?", {"SN 35.28"}),
+    ("Which discourse compares replacing an unskillful thought with a skillful one to a carpenter knocking out "
+     "a large peg with a finer peg?", {"MN 20"}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,gold", REAL_QUESTIONS)
+def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from indexing.settings import ScholarSettings
+
+    settings = ScholarSettings(_env_file=None)
+    if not (settings.index_dir / "docstore.sqlite").exists() or not (settings.index_dir / "bm25").exists():
+        pytest.skip(f"no complete index at {settings.index_dir} (docstore and BM25): run `scholar ingest` first")
+    try:
+        from chat.providers.embedded import build_embedded_llm
+        llm = build_embedded_llm(settings)
+    except Exception as exc:
+        pytest.skip(f"the embedded model is not available ({exc}); run `scholar models install`")
+    from chat.scholar import Scholar
+    from tools.library import Library
+
+    settings = settings.model_copy(update={"memory_db": Path("/tmp") / "scholar-slow-test-memory.sqlite"})
+    answer = Scholar(settings, Library.open(settings), llm).ask(question)
+    assert answer.status == "answered", answer.error
+    assert gold & {c.sutta_id for c in answer.citations}, (answer.answer, [c.ref for c in answer.citations])
+
+
+def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, monkeypatch, capsys):
+    import argparse
+    import json
+
+    import chat.ask_cli as ask_cli
+
+    reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW, reply, FOLLOW])
+    monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
+    args = argparse.Namespace(question="What does the Fire Sermon say is burning?", json=False, trace=None,
+                              session=None, mode="auto")
+    assert ask_cli.run_ask(args, scholar.settings) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("The eye is burning [SN 35.28:1.4].") and "Thought" not in out
+    assert "You might ask next:" in out
+
+    trace = tmp_path / "trace.json"
+    args = argparse.Namespace(question="What does the Fire Sermon say is burning?", json=True, trace=trace,
+                              session=None, mode="auto")
+    assert ask_cli.run_ask(args, scholar.settings) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "answered" and data["citations"][0]["ref"] == "SN 35.28:1.4"
+    assert json.loads(trace.read_text())[0]["tool"] == "lookup_sutta"
+
+
+def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monkeypatch, capsys):
+    import argparse
+    import json
+
+    import chat.ask_cli as ask_cli
+    from chat.evals import answers
+
+    qs = tmp_path / "q.jsonl"
+    qs.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "a", "question": "What does the Fire Sermon say is burning?", "gold": ["SN 35.28"], "kind": "by_alias"},
+        {"id": "b", "question": "What does the Heart Sutra say about emptiness being form?", "gold": [],
+         "kind": "unanswerable"},
+    ]))
+    reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
+    out = tmp_path / "report.json"
+    args = argparse.Namespace(questions=qs, limit=None, json_out=out)
+    assert answers.run(args, scholar.settings) == 0
+    report = json.loads(out.read_text())
+    assert report["cited_gold"] == 1.0 and report["abstained_correctly"] == 1.0
+    assert report["citation_precision"] == 1.0
+    for key in ("answer_seconds_p50", "answer_seconds_p95", "first_token_seconds_p50"):
+        assert report[key] is not None

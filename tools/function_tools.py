@@ -1,0 +1,327 @@
+"""The five tools as LlamaIndex FunctionTools, with outputs sized for a small model's context.
+
+Every passage the model sees carries the reference it must cite (`[SN 35.28:1.3–1.6]`); every call is recorded
+in the turn's TurnRecorder, so the answer's citations can be checked against what was really retrieved. Tool
+errors come back as one readable line (the model can correct itself) rather than a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from llama_index.core.bridge.pydantic import BaseModel, Field
+from llama_index.core.tools import FunctionTool
+
+from tools.errors import ToolError
+from tools.passages import Passage
+from tools.turn import TurnRecorder
+
+log = logging.getLogger(__name__)
+
+TOOL_NAMES = ("resolve_alias", "lookup_sutta", "search_passages", "expand_context", "verify_claims")
+
+
+@dataclass
+class ToolBudget:
+    """How much text the tools give the model: ~5 passages of ~360 characters keeps a step near 600 tokens."""
+
+    k: int = 5
+    passage_chars: int = 360
+    lookup_passages: int = 3
+    expand_each_side: int = 2
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def render_passage(p: Passage, limit: int) -> str:
+    return f"[{p.ref}] {p.title}: {clip(p.text, limit)}"
+
+
+def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:
+    if not passages:
+        return empty
+    return "\n".join(render_passage(p, limit) for p in passages)
+
+
+class CanonTools:
+    """The tool bodies, bound to one library and one turn's recorder. The planner calls the same methods."""
+
+    def __init__(self, library, recorder: TurnRecorder, budget: ToolBudget | None = None, llm=None,
+                 verifier_mode: str = "local"):
+        self.library = library
+        self.recorder = recorder
+        self.budget = budget or ToolBudget()
+        self.llm = llm
+        self.verifier_mode = verifier_mode
+        self.last_passages: list[Passage] = []  # what the most recent tool call showed the model
+
+    # ---- plumbing ---------------------------------------------------------------------------------------
+    def _run(self, tool: str, inputs: dict, body: Callable[[], tuple[list[Passage], str, str]]) -> str:
+        """Run a body returning (passages, text for the model, one-line summary); errors become text."""
+        def fn() -> tuple[object, str]:
+            passages, text, summary = body()
+            self.recorder.add_passages(passages)
+            self.last_passages = passages
+            return {"text": text, "passages": [p.to_dict() for p in passages]}, summary
+
+        try:
+            result = self.recorder.run(tool, inputs, fn)
+        except ToolError as exc:
+            self.last_passages = []
+            return f"Error: {exc}"
+        return result["text"]  # type: ignore[index]
+
+    # ---- the tools --------------------------------------------------------------------------------------
+    def resolve_alias(self, name: str) -> str:
+        """Find the sutta ID for a title or nickname ("Fire Sermon", "Kakacūpama Sutta"). Returns candidate IDs
+        with titles. Call it before lookup_sutta when the user names a sutta by title instead of by number."""
+        from tools.aliases import resolve_alias
+
+        def body():
+            res = resolve_alias(self.library, name)
+            cands = res.candidates[:4]
+            self.recorder.search_types_used.add("alias")
+            if not cands:
+                return [], f"No sutta is known by the name {name!r}. Try search_passages.", "no match"
+            lines = [f"{c.sutta_id}: {c.title} (matched {c.matched!r}, score {c.score:.0f})" for c in cands]
+            if res.ambiguous:
+                lines.append("Several suttas share this name; look up each or ask which one is meant.")
+            return [], "\n".join(lines), ", ".join(c.sutta_id for c in cands)
+
+        return self._run("resolve_alias", {"name": name}, body)
+
+    def lookup_sutta(self, sutta_id: str, query: str = "") -> str:
+        """Read a sutta by ID ("MN 21", "SN 35.28", "AN 3.65", "Dhp 1"). query: what to find inside it. Returns
+        its title and the matching passages with references; says so if no such sutta exists."""
+        from tools.lookup import lookup
+
+        def body():
+            result = lookup(self.library, sutta_id)
+            self.recorder.search_types_used.add("lookup")
+            head = f"{result.sutta_id} {result.title}"
+            if result.title_pali:
+                head += f" ({result.title_pali})"
+            head += f", {result.collection}."
+            if result.blurb:
+                head += " " + clip(result.blurb, 200)
+            passages = self._best_in(result.doc_ids, query) if query.strip() else []
+            if not passages:
+                passages = result.passages[: self.budget.lookup_passages]
+            text = head + "\n" + render_passages(passages, self.budget.passage_chars)
+            return passages, text, f"{result.sutta_id}: {len(passages)} passages"
+
+        return self._run("lookup_sutta", {"sutta_id": sutta_id, "query": query}, body)
+
+    def _best_in(self, doc_ids: list[str], query: str) -> list[Passage]:
+        """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
+        from tools.retriever import search
+
+        sutta_ids = []
+        for doc_id in doc_ids:
+            doc = self.library.docstore.document(doc_id)
+            if doc is not None and doc.sutta_id:
+                sutta_ids.append(doc.sutta_id)
+        if not sutta_ids:
+            return []
+        # The retriever pins the passages of a sutta named in the query, best matches first.
+        result = search(self.library, f"{' '.join(sutta_ids)} {query}", k=self.budget.lookup_passages)
+        self.recorder.search_types_used.update(result.search_types_used)
+        return [p for p in result.passages if p.doc_id in doc_ids][: self.budget.lookup_passages]
+
+    def search_passages(self, query: str, collection: str = "", k: int = 0) -> str:
+        """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN,
+        SN, AN or KN to search one collection only. Returns passages with references."""
+        from tools.retriever import search
+
+        k = max(1, min(int(k or self.budget.k), 15))
+        coll = _collection_code(collection)
+
+        def body():
+            result = search(self.library, query, k=k, collection=coll)
+            self.recorder.search_types_used.update(result.search_types_used)
+            notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
+            text = notes + render_passages(result.passages, self.budget.passage_chars,
+                                           empty="No passages found. Try other words.")
+            return result.passages, text, f"{len(result.passages)} passages: " + ", ".join(
+                p.ref for p in result.passages[:6])
+
+        inputs = {"query": query, "k": k}
+        if coll:
+            inputs["collection"] = coll
+        return self._run("search_passages", inputs, body)
+
+    def expand_context(self, ref: str, before: int = 1, after: int = 1) -> str:
+        """Show the text just before and after a reference ("MN 21:20.1"), e.g. for "what comes next?".
+        before/after: passages on each side (0–4). Returns passages with references."""
+        before = max(0, min(int(before), 4))
+        after = max(0, min(int(after), 4))
+
+        def body():
+            doc_id, index = self._locate(ref)
+            passages = [Passage.from_chunk(c) for c in
+                        self.library.docstore.chunks_of(doc_id, index - before, index + after)]
+            for p in passages:
+                p.is_hit = p.chunk_index == index
+            self.recorder.search_types_used.add("context")
+            return passages, render_passages(passages, self.budget.passage_chars + 120,
+                                             empty=f"No text found around {ref}."), \
+                f"{len(passages)} passages around {ref}"
+
+        return self._run("expand_context", {"ref": ref, "before": before, "after": after}, body)
+
+    def _locate(self, ref: str) -> tuple[str, int]:
+        """(doc_id, chunk_index) of the chunk holding a reference such as `MN 21:20.1` (or a chunk ID)."""
+        from indexing.ids import segment_sort_key, sutta_id_to_uid
+        from tools.citations import parse_ref
+
+        chunk = self.library.docstore.chunk(ref.strip())
+        if chunk is not None:
+            return chunk.doc_id, chunk.chunk_index
+        parsed = parse_ref(clean_ref(ref))
+        if not parsed.ok:
+            raise ToolError(f"{ref!r} is not a reference; write it like MN 21:20.1")
+        doc = self.library.docstore.document(sutta_id_to_uid(parsed.sutta_id)) or \
+            self.library.docstore.document_by_sutta_id(parsed.sutta_id)
+        if doc is None:
+            from tools.lookup import lookup
+
+            doc_ids = lookup(self.library, parsed.sutta_id).doc_ids
+            doc = self.library.docstore.document(doc_ids[0]) if doc_ids else None
+        if doc is None:
+            raise ToolError(f"there is no {parsed.sutta_id} in the texts I have")
+        chunks = self.library.docstore.chunks_of(doc.doc_id)
+        if not chunks:
+            raise ToolError(f"{parsed.sutta_id} has no text in the index")
+        if parsed.seg_start:
+            key = segment_sort_key(f"{doc.doc_id}:{parsed.seg_start}")
+            for c in chunks:
+                if c.segment_start and c.segment_end and \
+                        segment_sort_key(c.segment_start) <= key <= segment_sort_key(c.segment_end):
+                    return doc.doc_id, c.chunk_index
+            for c in chunks:  # between chunks (a heading segment): the next chunk
+                if c.segment_start and segment_sort_key(c.segment_start) >= key:
+                    return doc.doc_id, c.chunk_index
+        return doc.doc_id, chunks[0].chunk_index
+
+    def verify_claims(self, draft: str) -> str:
+        """Check a draft answer against the retrieved passages. draft: the answer with its [refs]. Returns which
+        sentences the texts do not support. Optional; the answer is checked anyway."""
+        from tools.verifier import verify_claims_for_agent
+
+        def body():
+            _, text = verify_claims_for_agent(self.library, self.recorder, draft, llm=self.llm,
+                                              mode=self.verifier_mode)  # type: ignore[arg-type]
+            return [], text, text.splitlines()[0] if text else ""
+
+        return self._run("verify_claims", {"draft": clip(draft, 300)}, body)
+
+
+def _collection_code(collection: str) -> str | None:
+    c = (collection or "").strip().upper()
+    if not c or c in ("ALL", "ANY", "NONE"):
+        return None
+    names = {"DIGHA": "DN", "MAJJHIMA": "MN", "SAMYUTTA": "SN", "ANGUTTARA": "AN", "DHAMMAPADA": "KN", "DHP": "KN"}
+    for word, code in names.items():
+        if word in c:
+            return code
+    return c if c in ("DN", "MN", "SN", "AN", "KN") else None
+
+
+# ---- argument schemas: what the model sees as each tool's signature ---------------------------------------------
+
+
+class _AliasArgs(BaseModel):
+    name: str = Field(description="a sutta title or nickname")
+
+
+class _LookupArgs(BaseModel):
+    sutta_id: str = Field(description="e.g. MN 21, SN 35.28, AN 3.65, Dhp 1")
+    query: str = Field(default="", description="what to find inside the sutta")
+
+
+class _SearchArgs(BaseModel):
+    query: str = Field(description="plain words for the topic, simile or phrase")
+    collection: str = Field(default="", description="DN, MN, SN, AN or KN; empty for all")
+
+
+class _ExpandArgs(BaseModel):
+    ref: str = Field(description="a reference such as MN 21:20.1")
+    before: int = Field(default=1)
+    after: int = Field(default=1)
+
+
+class _VerifyArgs(BaseModel):
+    draft: str = Field(description="the draft answer with its [references]")
+
+
+_SCHEMAS = {"resolve_alias": _AliasArgs, "lookup_sutta": _LookupArgs, "search_passages": _SearchArgs,
+            "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs}
+# Argument names small models reach for instead of the real ones.
+_ARG_SYNONYMS = {
+    "query": ("input", "q", "text", "topic", "search", "question", "keywords", "search_query"),
+    "name": ("alias", "title", "input", "nickname", "sutta", "query", "sutta_name"),
+    "sutta_id": ("id", "sutta", "ref", "reference", "input", "uid", "sutta_ref"),
+    "ref": ("reference", "segment", "sutta_id", "id", "input", "citation"),
+    "draft": ("answer", "text", "input", "claims"),
+}
+
+
+def _tolerant(method: Callable[..., str], schema: type[BaseModel]) -> Callable[..., str]:
+    wanted = list(schema.model_fields)
+
+    def call(**kwargs) -> str:
+        args: dict = {}
+        for name in wanted:
+            if name in kwargs:
+                args[name] = kwargs.pop(name)
+        for name in wanted:
+            if name in args:
+                continue
+            for alt in _ARG_SYNONYMS.get(name, ()):
+                if alt in kwargs:
+                    args[name] = kwargs.pop(alt)
+                    break
+        missing = [n for n in wanted if schema.model_fields[n].is_required() and n not in args]
+        if missing:
+            return f"Error: missing argument {missing[0]!r}; arguments are {', '.join(wanted)}."
+        for name, value in list(args.items()):
+            if isinstance(value, list):
+                args[name] = " ".join(map(str, value))
+            elif schema.model_fields[name].annotation is int:
+                try:
+                    args[name] = int(value)
+                except (TypeError, ValueError):
+                    args.pop(name)
+            elif value is not None and not isinstance(value, str):
+                args[name] = str(value)
+        return method(**args)
+
+    call.__name__ = method.__name__
+    return call
+
+
+def build_tools(library, recorder: TurnRecorder, *, budget: ToolBudget | None = None, llm=None,
+                verifier_mode: str = "local", canon: CanonTools | None = None) -> list[FunctionTool]:
+    """The five FunctionTools for the agent, sharing one CanonTools (pass `canon` to reuse the planner's)."""
+    canon = canon or CanonTools(library, recorder, budget, llm=llm, verifier_mode=verifier_mode)
+    tools = []
+    for name in TOOL_NAMES:
+        tools.append(FunctionTool.from_defaults(
+            fn=_tolerant(getattr(canon, name), _SCHEMAS[name]),
+            name=name,
+            description=" ".join(getattr(CanonTools, name).__doc__.split()),
+            fn_schema=_SCHEMAS[name],
+        ))
+    return tools
+
+
+def clean_ref(ref: str) -> str:
+    return re.sub(r"\s+", " ", ref.strip().strip("[]"))
