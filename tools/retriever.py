@@ -298,7 +298,10 @@ def search(
     t0 = time.perf_counter()
     pool = dedup(pool, keep=pinned)
     vectors = library.vectors([p.chunk_id for p in pool]) if want_dense else {}
+    # MMR decides which passages make the cut (diversity); they are shown by relevance, so the ranks a reader
+    # sees agree with the scores shown beside them.
     rest = mmr(pool, max(k - len(pinned), 0), settings.mmr_lambda, vectors)
+    rest.sort(key=lambda p: p.scores.get("fused", 0.0), reverse=True)
     timings["dedup_mmr"] = _ms(t0)
     passages = pinned + rest
     top = max((p.scores["fused"] for p in rest), default=0.0) or 1.0
