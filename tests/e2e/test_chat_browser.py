@@ -1,0 +1,252 @@
+"""The chat in a real browser: `scholar chat` on loopback, Debian's chromium driven by Playwright.
+
+A tiny index (the tools' test corpus plus a segment carrying HTML/script) is built with the real local MiniLM, so
+the app process builds the same embedder itself; the LLM is the deterministic `scripted` provider. Screenshots go
+to test-artifacts/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from helpers_tools import NICKNAMES, write_tools_corpus  # noqa: I001 - pytest puts tests/ on sys.path
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+HOSTILE = 'Fire <script>window.__pwned = 1</script> and <img src="x" onerror="window.__pwned = 2"> burn.'
+ANSWER = '[data-step-type="assistant_message"]'
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _build_index(base: Path) -> dict[str, str]:
+    from indexing.pipeline import ingest
+    from indexing.settings import ScholarSettings
+
+    tree = write_tools_corpus(base / "corpus")
+    burning = next(tree.rglob("sn35.28_translation-en-sujato.json"))
+    segments = json.loads(burning.read_text(encoding="utf-8"))
+    segments["sn35.28:2.2"] = HOSTILE + " "
+    burning.write_text(json.dumps(segments, ensure_ascii=False), encoding="utf-8")
+    nicknames = base / "nicknames.csv"
+    nicknames.write_text(NICKNAMES, encoding="utf-8")
+    env = {
+        "SCHOLAR_INDEX_DIR": str(base / "index"),
+        "SCHOLAR_CORPUS_PATHS": json.dumps([str(tree)]),
+        "SCHOLAR_NICKNAMES_CSV": str(nicknames),
+        "SCHOLAR_LLM_PROVIDER": "scripted",
+        "SCHOLAR_CHAT_DB": str(base / "chat" / "history.sqlite"),
+        "SCHOLAR_MEMORY_DB": str(base / "memory.sqlite"),
+        "SCHOLAR_CHAT_USERS": "",
+    }
+    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
+                               nicknames_csv=nicknames, chroma_url=None)
+    ingest(settings, [tree], progress=False)  # the real local MiniLM: the app process loads the same model
+    return env
+
+
+@pytest.fixture(scope="module")
+def chat_url(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is needed for the browser test: apt-get install -y chromium (make setup does)")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    base = tmp_path_factory.mktemp("e2e")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHOLAR_", "CHAINLIT_AUTH"))}
+    env.update(_build_index(base))
+    port = _free_port()
+    scholar = shutil.which("scholar", path=str(Path(os.sys.executable).parent)) or "scholar"
+    log = open(base / "chat.log", "w")
+    proc = subprocess.Popen([scholar, "chat", "--host", "127.0.0.1", "--port", str(port), "--headless"],
+                            env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if urllib.request.urlopen(url + "/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the chat did not start:\n{(base / 'chat.log').read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        ARTIFACTS.mkdir(exist_ok=True)
+        shutil.copy(base / "chat.log", ARTIFACTS / "e2e-chat-server.log")
+
+
+def _ask(page, question: str) -> None:
+    """Type and send once the composer is live (the socket connected, the header login's redirect settled)."""
+    from playwright.sync_api import expect
+
+    asked = page.locator('[data-step-type="user_message"]')
+    before = asked.count()
+    for _ in range(12):
+        page.fill("#chat-input", question)
+        try:
+            expect(page.locator("#chat-submit")).to_be_enabled(timeout=10_000)
+            page.locator("#chat-submit").click(timeout=5_000)
+        except (AssertionError, PlaywrightTimeout):
+            if asked.count() > before:  # it did go out; never send a question twice
+                return
+            continue  # the page re-rendered (e.g. after /login -> /) and dropped the text: type it again
+        return
+    raise AssertionError("the chat input never became ready")
+
+
+async def _ask_async(page, question: str) -> None:
+    from playwright.async_api import expect
+
+    asked = page.locator('[data-step-type="user_message"]')
+    before = await asked.count()
+    for _ in range(12):
+        await page.fill("#chat-input", question)
+        try:
+            await expect(page.locator("#chat-submit")).to_be_enabled(timeout=10_000)
+            await page.locator("#chat-submit").click(timeout=5_000)
+        except (AssertionError, PlaywrightTimeout):
+            if await asked.count() > before:
+                return
+            continue
+        return
+    raise AssertionError("the chat input never became ready")
+
+
+def _browser(p):
+    return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def test_ask_stream_cite_steps_follow_up_trace(chat_url):
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = _browser(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        frames: list[str] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+        page.goto(chat_url)
+        page.get_by_role("button", name="The Fire Sermon").wait_for(timeout=120_000)
+
+        _ask(page, "What does the Fire Sermon say is burning?")
+        answer = page.locator(ANSWER).filter(has=page.locator("a.element-link")).first
+        expect(answer).to_be_visible(timeout=180_000)
+        page.screenshot(path=str(ARTIFACTS / "e2e-1-answer.png"))
+        # it streamed: the socket carried the answer token by token before the final message
+        assert sum('"stream_token"' in f for f in frames) >= 3, "the answer was not streamed"
+        text = answer.inner_text()
+        assert "SN 35.28" in text and "Sources:" in text
+
+        # a citation opens the passage in the side panel: cited lines marked, Pali beside them, context around
+        answer.locator("a.element-link").first.click()
+        panel = page.locator("#side-view-content")
+        expect(panel).to_contain_text("▶", timeout=20_000)
+        panel_text = panel.inner_text()
+        assert "Burning" in panel_text and "ādittaṁ" in panel_text and "Pāli" in panel_text
+        assert panel_text.count("SN 35.28:") >= 3  # more than the cited line
+        page.screenshot(path=str(ARTIFACTS / "e2e-2-citation-panel.png"))
+
+        # HTML in a document is shown as text, never run or rendered
+        assert "<script>window" in panel_text and 'onerror="window' in panel_text  # shown, as text
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator('img[src="x"]').count() == 0
+
+        # the tool steps: named, expandable, with input, readable output and duration
+        step = page.locator('button[id^="step-"]').first
+        expect(step).to_contain_text("Used")
+        step.click()
+        steps_area = page.locator('[data-step-type="tool"]').first
+        expect(steps_area).to_contain_text(" ms", timeout=10_000)
+        page.screenshot(path=str(ARTIFACTS / "e2e-3-steps.png"))
+
+        # download trace: a JSON file element appears
+        page.get_by_role("button", name="Download trace").first.click()
+        expect(page.get_by_text(re.compile(r"trace-.*\.json")).first).to_be_visible(timeout=30_000)
+
+        # a follow-up button asks its question in the same chat
+        follow = page.locator(f"{ANSWER} button").filter(has=page.locator("svg[class*=\"lucide-message-circle-question\"]"))
+        label = follow.first.inner_text().strip()
+        assert label
+        before = page.locator(ANSWER).filter(has=page.locator("a.element-link")).count()
+        follow.first.click()
+        expect(page.locator('[data-step-type="user_message"]').last).to_contain_text(label[:30], timeout=30_000)
+        expect(page.locator(ANSWER).filter(has=page.locator("a.element-link"))).to_have_count(
+            before + 1, timeout=180_000)
+        page.screenshot(path=str(ARTIFACTS / "e2e-4-follow-up.png"), full_page=True)
+
+        # kind refusal of an over-long question, and the chat still answers afterwards
+        _ask(page, "why? " * 500)
+        expect(page.get_by_text("the limit is 2,000").first).to_be_visible(timeout=30_000)
+        browser.close()
+
+
+SUTTAS = ["MN 10", "MN 21", "SN 56.11", "SN 35.28", "SN 43.5", "AN 4.274", "DN 22", "MN 21", "SN 35.28", "MN 10"]
+
+
+async def _chat(browser, url: str, sutta: str, index: int) -> tuple[str, list[str], list[str]]:
+    from playwright.async_api import expect
+
+    context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    page = await context.new_page()
+    await page.goto(url)
+    # settled: logged in (header auth may pass through /login), socket connected, starters shown
+    await page.get_by_role("button", name="The Fire Sermon").wait_for(timeout=180_000)
+    answers = page.locator(ANSWER).filter(has=page.locator("a.element-link"))
+    refs: list[list[str]] = []
+    for n, question in enumerate((f"What does {sutta} say?", "What comes right after that?"), start=1):
+        await _ask_async(page, question)
+        await expect(answers).to_have_count(n, timeout=400_000)
+        links = answers.nth(n - 1).locator("a.element-link")
+        refs.append([t.strip() for t in await links.all_inner_texts()])
+    await page.screenshot(path=str(ARTIFACTS / f"e2e-concurrent-{index}.png"))
+    await context.close()
+    return sutta, refs[0], refs[1]
+
+
+def test_ten_simultaneous_chats_keep_their_own_memory(chat_url):
+    from playwright.async_api import async_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    async def run():
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                return await asyncio.gather(*(_chat(browser, chat_url, s, i) for i, s in enumerate(SUTTAS)))
+            finally:
+                await browser.close()
+
+    results = asyncio.run(run())
+    assert len(results) == 10
+    for sutta, first, second in results:
+        assert first and all(r.upper().startswith(sutta.upper() + ":") for r in first), (sutta, first)
+        # "what comes right after that?" can only be answered from this chat's own previous turn
+        assert second and all(r.upper().startswith(sutta.upper() + ":") for r in second), (sutta, second)
