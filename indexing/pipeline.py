@@ -9,6 +9,7 @@ deleted, files with missing vectors redone) and always rebuilds BM25.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections import deque
 from collections.abc import Callable
@@ -213,7 +214,10 @@ def _process(todo, settings, indexes: Indexes, model: BaseEmbedding, report: Ing
     report.parse_seconds = time.perf_counter() - t0
 
     total = sum(len(p.chunks) for p in parsed)
-    with tqdm(total=total, unit="chunk", desc="embedding", disable=not progress, smoothing=0.05) as bar:
+    # In a log file (CI, redirected output) every redraw is a new line: redraw rarely there.
+    interval = 0.5 if sys.stderr.isatty() else 30.0
+    with tqdm(total=total, unit="chunk", desc="embedding", disable=not progress, smoothing=0.05,
+              mininterval=interval) as bar:
         group: list[_Pending] = []
         while parsed:
             group.append(parsed.popleft())  # popped, so written groups are freed as the run goes
