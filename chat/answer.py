@@ -29,6 +29,7 @@ class ClaimVerdict(BaseModel):
     evidence_ref: str | None = None
     evidence_quote: str = ""
     score: float = 0.0
+    revised_to: str | None = None  # the sentence that replaced it in the answer: the cited text's own words
 
 
 class TraceStep(BaseModel):

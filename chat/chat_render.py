@@ -91,6 +91,8 @@ def _reason(v: ClaimVerdict) -> str:
                           "uncited": "no citation given"}.get(v.verdict, v.verdict)
     if v.evidence_ref:
         reason += f" (checked against {v.evidence_ref})"
+    if v.revised_to:
+        reason += "; replaced in the answer by the passage's own words"
     return reason
 
 

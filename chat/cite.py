@@ -220,8 +220,16 @@ def _append_ref(text: str, sentence_text: str, ref: str) -> str:
     return text[:at] + new + text[end:]
 
 
-def narrow_and_mark(text: str, verify) -> Checked:
-    """Verify the whole text; narrow range citations to the supporting segment; mark unsupported sentences."""
+# Below this evidence score the verifier's best segment is only loosely related: mark the sentence, do not quote.
+REVISE_MIN_SCORE = 0.3
+
+
+def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None) -> Checked:
+    """Verify the whole text; narrow range citations to the supporting segment; revise or mark unsupported sentences.
+
+    An unsupported sentence whose best evidence lies in a sutta retrieved this turn is replaced by that evidence in
+    the text's own words, cited to the segment: a small model's wrong name or number becomes the passage itself,
+    and the original sentence stays listed in `unsupported` with what replaced it. Anything else is marked."""
     report = verify(text)
     verdicts = list(getattr(report, "verdicts", []))
     originals = {s.plain: s for s in split_sentences(text)}
@@ -237,11 +245,33 @@ def narrow_and_mark(text: str, verify) -> Checked:
                 text = text.replace(sentence.text, new_text, 1)
                 narrowed += 1
         elif v.verdict in ("unsupported", "partial"):
-            unsupported.append(v.to_claim_verdict())
+            claim = v.to_claim_verdict()
+            unsupported.append(claim)
+            revised = _revision(claim, retrieved_suttas)
+            if revised is not None:
+                claim.revised_to = revised
+                text = text.replace(sentence.text, revised, 1)
+                continue
             mark = UNSUPPORTED_MARK if v.verdict == "unsupported" else PARTIAL_MARK
             if mark not in sentence.text:
                 text = text.replace(sentence.text, _with_mark(sentence.text, mark), 1)
     return Checked(text, unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed, report=report)
+
+
+def _revision(claim: ClaimVerdict, retrieved_suttas: set[str] | None) -> str | None:
+    if claim.verdict != "unsupported" or retrieved_suttas is None:
+        return None
+    if not claim.evidence_ref or not claim.evidence_quote.strip() or claim.score < REVISE_MIN_SCORE:
+        return None
+    refs = find_citations(f"[{claim.evidence_ref}]")
+    if not refs or not refs[0].ok or not refs[0].seg_start:
+        return None
+    if (refs[0].sutta_id or "").lower() not in {s.lower() for s in retrieved_suttas}:
+        return None
+    quote = claim.evidence_quote.strip().strip("“”\"'‘’ ").rstrip(",;:—")
+    if len(quote.split()) < 3:
+        return None
+    return f"In {refs[0].sutta_id} the text reads: “{quote}” [{_display(refs[0])}]."
 
 
 def _with_mark(sentence_text: str, mark: str) -> str:

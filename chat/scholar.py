@@ -278,7 +278,7 @@ class Scholar:
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
         text, added = await asyncio.to_thread(cite.auto_cite, text, cmap, verify)
-        checked = await asyncio.to_thread(cite.narrow_and_mark, text, verify)
+        checked = await asyncio.to_thread(cite.narrow_and_mark, text, verify, set(cmap.suttas()))
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
         citations = cite.citations_of(checked.text, cmap)
 
