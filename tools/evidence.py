@@ -46,6 +46,14 @@ _IRREGULAR = {a: b for a, b in (pair.split(":") for pair in """led:lead taught:t
     paid:pay laid:lay sent:send spent:spend struck:strike stricken:strike wore:wear worn:wear wrote:write
     written:write chose:choose chosen:choose forgot:forget forgotten:forget freed:free men:man women:woman
     children:child feet:foot teeth:tooth""".split())}
+# Other translations' words for what Sujato's English says otherwise: readers (and models trained on older
+# translations) write "monk" and "nirvana" where the text has "mendicant" and "extinguishment".
+_VARIANTS = {a: b for a, b in (pair.split(":") for pair in """monk:mendicant bhikkhu:mendicant nirvana:extinguishment
+    nibbana:extinguishment enlightenment:awakening enlightened:awakened jhana:absorption karma:deed kamma:deed
+    samsara:transmigration rebirth:reborn loving:love kindness:love metta:love brahma:divinity
+    sermon:discourse""".split())}
+# Keyed and valued by the tokenizer's own output, since `words` maps tokens after stemming.
+_IRREGULAR.update({tokenize(k)[0]: tokenize(v)[0] for k, v in _VARIANTS.items() if tokenize(k) and tokenize(v)})
 WINDOW_PENALTY = 0.02  # per extra segment: prefer the tightest window that covers the claim
 
 
