@@ -66,3 +66,12 @@ def test_expand_by_ids_and_bad_input(lib):
         expand_ids(lib, ["nope"])
     with pytest.raises(ToolError):
         expand(lib, [Passage.from_chunk(chunks[0])], window=-1)
+
+
+def test_one_sided_window_reads_only_what_comes_after(lib):
+    chunks = _mn10_chunks(lib)
+    [block] = expand(lib, [Passage.from_chunk(chunks[1])], before=0, after=2)
+    assert [p.chunk_index for p in block.passages] == [1, 2, 3]
+    assert [p.is_hit for p in block.passages] == [True, False, False]
+    assert merge_windows([2, 5], 0, 2) == [(2, 7)]
+    assert merge_windows([2, 6], 0, 2) == [(2, 4), (6, 8)]

@@ -66,3 +66,14 @@ def test_ingest_rebuilds_a_bm25_index_built_with_another_tokenizer(settings, min
     assert report.bm25_rebuilt
     hits = BM25Store(settings.index_dir / "bm25").load().search("satipatthana", k=3)
     assert hits
+
+
+def test_document_frequency_counts_chunks_per_token(tmp_path):
+    store = BM25Store(tmp_path / "bm25")
+    assert store.document_frequency("burn") == (0, 0)  # no index yet
+    store.build([("a", "all is burning"), ("b", "the eye is burning"), ("c", "the simile of the saw")])
+    store.save()
+    reloaded = BM25Store(tmp_path / "bm25").load()
+    [burning] = tokenize("burning")
+    assert reloaded.document_frequency(burning) == (2, 3)
+    assert reloaded.document_frequency("kakacupama") == (0, 3)

@@ -205,18 +205,11 @@ class EvidenceIndex:
         if token in self._idf:
             return self._idf[token]
         value = 1.0
-        model = getattr(self.bm25, "_bm25", None) if self.bm25 is not None else None
-        try:
-            if model is not None:
-                indptr = model.scores["indptr"]
-                n = int(model.scores["num_docs"])
-                tid = model.vocab_dict.get(token)
-                df = int(indptr[tid + 1] - indptr[tid]) if tid is not None else 0
-                # Unknown to the corpus: likely an invented detail; weigh like a rare word.
-                value = math.log(1 + (n - df + 0.5) / (df + 0.5))
-                value = min(max(value / 3.0, 0.3), 3.0)
-        except Exception:  # bm25s internals vary by version; weights are an optimisation, not a requirement
-            log.debug("no IDF for %r", token, exc_info=True)
+        df, n = self.bm25.document_frequency(token) if self.bm25 is not None else (0, 0)
+        if n:
+            # Unknown to the corpus (df 0): likely an invented detail; weigh like a rare word.
+            value = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            value = min(max(value / 3.0, 0.3), 3.0)
         self._idf[token] = value
         return value
 

@@ -63,13 +63,17 @@ class ContextBlock:
         return "\n".join(lines)
 
 
-def expand(library, hits: list[Passage], window: int | None = None) -> list[ContextBlock]:
+def expand(library, hits: list[Passage], window: int | None = None, *, before: int | None = None,
+           after: int | None = None) -> list[ContextBlock]:
     """Read around passages already found. Call this when a retrieved passage is cut off or you need what comes
     just before or after it (who is speaking, the end of a simile). Give the passages (or their chunk IDs) from
     an earlier search; `window` is how many neighbouring passages on each side (default 2). Returns one
-    contiguous block per stretch of text, in reading order, with the original hits marked."""
+    contiguous block per stretch of text, in reading order, with the original hits marked. `before`/`after`
+    override the window on one side ("what comes right after" wants after=2, before=0)."""
     n = library.settings.context_window if window is None else window
-    if n < 0:
+    before = n if before is None else before
+    after = n if after is None else after
+    if min(n, before, after) < 0:
         raise ToolError("window must be 0 or more")
     by_doc: dict[str, list[Passage]] = {}
     order: list[str] = []
@@ -81,7 +85,7 @@ def expand(library, hits: list[Passage], window: int | None = None) -> list[Cont
     blocks: list[ContextBlock] = []
     for doc_id in order:
         hit_idx = {h.chunk_index for h in by_doc[doc_id]}
-        for lo, hi in merge_windows(sorted(hit_idx), n):
+        for lo, hi in merge_windows(sorted(hit_idx), before, after):
             chunks = library.docstore.chunks_of(doc_id, lo, hi)
             if not chunks:
                 continue
@@ -104,11 +108,13 @@ def expand_ids(library, chunk_ids: list[str], window: int | None = None) -> list
     return expand(library, [Passage.from_chunk(c) for c in chunks], window)
 
 
-def merge_windows(indexes: list[int], n: int) -> list[tuple[int, int]]:
-    """[i-n, i+n] windows around sorted indexes, overlapping or adjacent ones merged."""
+def merge_windows(indexes: list[int], before: int, after: int | None = None) -> list[tuple[int, int]]:
+    """[i-before, i+after] windows around sorted indexes (after defaults to before), overlapping or adjacent
+    ones merged."""
+    after = before if after is None else after
     merged: list[tuple[int, int]] = []
     for i in indexes:
-        lo, hi = max(i - n, 0), i + n
+        lo, hi = max(i - before, 0), i + after
         if merged and lo <= merged[-1][1] + 1:
             merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
         else:

@@ -16,6 +16,7 @@ from llama_index.core.bridge.pydantic import BaseModel, Field
 from llama_index.core.tools import FunctionTool
 
 from tools.errors import ToolError
+from tools.expander import expand
 from tools.passages import Passage
 from tools.turn import TurnRecorder
 
@@ -166,10 +167,9 @@ class CanonTools:
 
         def body():
             doc_id, index = self._locate(ref)
-            passages = [Passage.from_chunk(c) for c in
-                        self.library.docstore.chunks_of(doc_id, index - before, index + after)]
-            for p in passages:
-                p.is_hit = p.chunk_index == index
+            hits = self.library.docstore.chunks_of(doc_id, index, index)
+            blocks = expand(self.library, [Passage.from_chunk(c) for c in hits], before=before, after=after)
+            passages = [p for block in blocks for p in block.passages]
             self.recorder.search_types_used.add("context")
             return passages, render_passages(passages, self.budget.passage_chars + 120,
                                              empty=f"No text found around {ref}."), \

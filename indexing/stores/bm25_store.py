@@ -97,5 +97,16 @@ class BM25Store:
         top = top[np.argsort(-scores[top])]
         return [BM25Hit(self._ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
+    def document_frequency(self, token: str) -> tuple[int, int]:
+        """(chunks containing this already-tokenized word, all chunks); (0, 0) when there is no index."""
+        if not self.ready:
+            return 0, 0
+        n = len(self._ids)
+        tid = self._vocab().get(token)
+        if tid is None:
+            return 0, n
+        indptr = self._bm25.scores["indptr"]  # CSC matrix: one column per vocabulary token
+        return int(indptr[tid + 1] - indptr[tid]), n
+
     def _vocab(self) -> dict:
         return self._bm25.vocab_dict
