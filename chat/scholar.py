@@ -384,9 +384,9 @@ def relevance(question: str, passage: Passage, weights=None) -> float:
     """IDF-weighted share of the question's content words found in the passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
     from indexing.text import tokenize
-    from tools.retriever import _QUERY_NOISE
+    from tools.retriever import QUERY_NOISE
 
-    q = list(dict.fromkeys(t for t in tokenize(question) if t not in _QUERY_NOISE and len(t) > 2))
+    q = list(dict.fromkeys(t for t in tokenize(question) if t not in QUERY_NOISE and len(t) > 2))
     if not q:
         return 1.0
     w = weights(q) if weights is not None else {t: 1.0 for t in q}

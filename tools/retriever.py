@@ -36,7 +36,7 @@ MAX_PINNED_PER_NAME = 3
 PHRASE_BOOST = 1.0
 
 # Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
-_QUERY_NOISE = frozenset(
+QUERY_NOISE = frozenset(
     """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
     buddha buddhas describe describes described explain explains explained mention mentions mentioned according
     tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
@@ -141,7 +141,7 @@ def plan_query(library, query: str, use_names: bool = True) -> QueryPlan:
             if _ADJ[adj] not in collections:
                 collections.append(_ADJ[adj])
     words = re.findall(r"[\w’'-]+", stripped)
-    bm25_text = " ".join(w for w in words if fold(w) not in _QUERY_NOISE and fold(w) not in STOPWORDS) or stripped
+    bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) or stripped
     return QueryPlan(query, bm25_text, stripped.strip() or query, pinned, boosted, collections, notes)
 
 
@@ -395,7 +395,7 @@ def _words(text: str) -> list[str]:
     # C-speed folding (NFKD + ASCII) for the per-query pass over candidate texts; query and passages share it
     flat = unicodedata.normalize("NFKD", text.replace("’", "'")).encode("ascii", "ignore").decode().lower()
     return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in _ASCII_WORD.findall(flat) if w not in STOPWORDS and w not in _QUERY_NOISE]
+            for w in _ASCII_WORD.findall(flat) if w not in STOPWORDS and w not in QUERY_NOISE]
 
 
 def _bigrams(words: list[str]) -> set[tuple[str, str]]:

@@ -7,6 +7,7 @@ default embedding function would download a model, so every vector is computed b
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -108,7 +109,12 @@ class ChromaStore:
                 filters=[MetadataFilter(key=key, value=value, operator=FilterOperator.EQ) for key, value in where.items()]
             )
         result = self.vector_store.query(VectorStoreQuery(query_embedding=vector, similarity_top_k=k, filters=filters))
-        return [DenseHit(cid, float(score)) for cid, score in zip(result.ids or [], result.similarities or [])]
+        # LlamaIndex's adapter reports exp(-distance); in cosine space distance = 1 - cos, so undo it here and
+        # every dense score in the project is a cosine similarity, whichever path produced it.
+        return [
+            DenseHit(cid, 1.0 + math.log(score) if score > 0 else -1.0)
+            for cid, score in zip(result.ids or [], result.similarities or [])
+        ]
 
 
 def _flat(meta: dict) -> dict:
