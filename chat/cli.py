@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     e = ev.add_parser("answers")
     e.add_argument("--questions", type=Path, required=True)
     e.add_argument("--limit", type=int)
+    e.add_argument("--ids", help="only these question ids, comma-separated (to rerun the ones that went wrong)")
     e.add_argument("--json", type=Path, dest="json_out")
 
     s = sub.add_parser("chat", help="start the Chainlit chat")

@@ -161,3 +161,5 @@ def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monke
     assert report["citation_precision"] == 1.0
     for key in ("answer_seconds_p50", "answer_seconds_p95", "first_token_seconds_p50"):
         assert report[key] is not None
+    assert "burning" in report["results"][0]["answer"]
+    assert [r["id"] for r in answers.load_questions(qs, ids="b, x")] == ["b"]

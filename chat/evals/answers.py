@@ -19,8 +19,11 @@ from indexing.settings import ScholarSettings
 log = logging.getLogger(__name__)
 
 
-def load_questions(path: Path, limit: int | None = None) -> list[dict]:
+def load_questions(path: Path, limit: int | None = None, ids: str | None = None) -> list[dict]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if ids:
+        wanted = {i.strip() for i in ids.split(",") if i.strip()}
+        rows = [r for r in rows if r.get("id") in wanted]
     return rows[:limit] if limit else rows
 
 
@@ -52,6 +55,13 @@ def score_answer(row: dict, answer: Answer) -> dict:
         "first_token": answer.timings.get("first_token"),
         "cited": [c.ref for c in answer.citations],
         "gold": row.get("gold"),
+        # enough to see why a citation was counted bad without rerunning the question
+        "answer": answer.answer,
+        "unsupported": [
+            {"sentence": v.sentence, "verdict": v.verdict, "evidence_ref": v.evidence_ref, "score": v.score,
+             "reason": v.reason, "revised_to": v.revised_to}
+            for v in answer.unsupported_claims
+        ],
     }
 
 
@@ -92,7 +102,7 @@ def summarize(results: list[dict]) -> dict:
 def run(args, settings: ScholarSettings) -> int:
     from chat.ask_cli import build_scholar
 
-    rows = load_questions(args.questions, args.limit)
+    rows = load_questions(args.questions, args.limit, getattr(args, "ids", None))
     scholar = build_scholar(settings)
     results = asyncio.run(_run_all(scholar, rows))
     report = {**summarize(results), "results": results}

@@ -32,6 +32,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 HOSTILE = 'Fire <script>window.__pwned = 1</script> and <img src="x" onerror="window.__pwned = 2"> burn.'
 ANSWER = '[data-step-type="assistant_message"]'
+# by id: once a thread about the Fire Sermon exists, the history sidebar holds a button with that name too
+STARTER = "#starter-the-fire-sermon"
 
 
 def _free_port() -> int:
@@ -154,7 +156,7 @@ def test_ask_stream_cite_steps_follow_up_trace(chat_url):
         frames: list[str] = []
         page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
         page.goto(chat_url)
-        page.get_by_role("button", name="The Fire Sermon").wait_for(timeout=120_000)
+        page.locator(STARTER).wait_for(timeout=120_000)
 
         _ask(page, "What does the Fire Sermon say is burning?")
         answer = page.locator(ANSWER).filter(has=page.locator("a.element-link")).first
@@ -218,7 +220,7 @@ async def _chat(browser, url: str, sutta: str, index: int) -> tuple[str, list[st
     page = await context.new_page()
     await page.goto(url)
     # settled: logged in (header auth may pass through /login), socket connected, starters shown
-    await page.get_by_role("button", name="The Fire Sermon").wait_for(timeout=180_000)
+    await page.locator(STARTER).wait_for(timeout=180_000)
     answers = page.locator(ANSWER).filter(has=page.locator("a.element-link"))
     refs: list[list[str]] = []
     for n, question in enumerate((f"What does {sutta} say?", "What comes right after that?"), start=1):
