@@ -29,7 +29,9 @@ class ClaimVerdict(BaseModel):
     evidence_ref: str | None = None
     evidence_quote: str = ""
     score: float = 0.0
-    revised_to: str | None = None  # the sentence that replaced it in the answer: the cited text's own words
+    revised_to: str | None = None  # what replaced it in the answer: the cited text's own words; "" if removed
+    idle_citations: list[str] = Field(default_factory=list)  # references that hold none of it
+    pointer: bool = False  # "This is found in [A], [B]": a claim about the sentence before it
 
 
 class TraceStep(BaseModel):

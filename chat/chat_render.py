@@ -91,7 +91,11 @@ def _reason(v: ClaimVerdict) -> str:
                           "uncited": "no citation given"}.get(v.verdict, v.verdict)
     if v.evidence_ref:
         reason += f" (checked against {v.evidence_ref})"
-    if v.revised_to:
+    if v.revised_to == "":
+        reason += "; removed from the answer"
+    elif v.pointer and v.revised_to:
+        reason += f"; now cites only what holds it: {v.revised_to}"
+    elif v.revised_to:
         reason += "; replaced in the answer by the passage's own words"
     return reason
 

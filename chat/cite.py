@@ -239,6 +239,12 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
         sentence = originals.get(v.sentence)
         if sentence is None:
             continue
+        if v.pointer and v.idle_citations:
+            claim = v.to_claim_verdict()
+            claim.revised_to = _repoint(sentence, v.idle_citations)
+            unsupported.append(claim)
+            text = _replace_sentence(text, sentence.text, claim.revised_to)
+            continue
         if v.verdict == "supported" and v.evidence_ref:
             new_text = _narrow(sentence.text, sentence.citations, v.evidence_ref)
             if new_text != sentence.text:
@@ -256,6 +262,30 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
             if mark not in sentence.text:
                 text = text.replace(sentence.text, _with_mark(sentence.text, mark), 1)
     return Checked(text, unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed, report=report)
+
+
+def _repoint(sentence, idle: list[str]) -> str:
+    """ "This is found in [A], [B], [C]" where only B holds the claim before it: "The same is found in [B]." With
+    nothing left it goes: a list of references that do not say what they are offered for misleads."""
+    idle_set = set(idle)
+    held = [r for r in sentence.citations if r.raw not in idle_set and r.ok]
+    if not held:
+        return ""
+    return f"The same is found in {' and '.join(f'[{_display(r)}]' for r in held)}."
+
+
+def _replace_sentence(text: str, old: str, new: str) -> str:
+    at = text.find(old)
+    if at < 0:
+        return text
+    before, after = text[:at], text[at + len(old):]
+    if not new:
+        # keep the paragraph's spacing: drop one separating space, never a newline
+        if before.endswith(" "):
+            before = before[:-1]
+        elif after.startswith(" "):
+            after = after[1:]
+    return before + new + after
 
 
 def _revision(claim: ClaimVerdict, retrieved_suttas: set[str] | None) -> str | None:

@@ -20,10 +20,13 @@ class _Verdict:
     evidence_ref: str | None = None
     evidence_quote: str = ""
     score: float = 0.0
+    idle_citations: list = field(default_factory=list)
+    pointer: bool = False
 
     def to_claim_verdict(self) -> ClaimVerdict:
         return ClaimVerdict(sentence=self.sentence, verdict=self.verdict, reason=self.reason,
-                            evidence_ref=self.evidence_ref, evidence_quote=self.evidence_quote, score=self.score)
+                            evidence_ref=self.evidence_ref, evidence_quote=self.evidence_quote, score=self.score,
+                            idle_citations=self.idle_citations, pointer=self.pointer)
 
 
 @dataclass
@@ -57,3 +60,34 @@ def test_weak_or_unretrieved_evidence_is_only_marked():
         assert "Loving-kindness" in checked.text
         assert cite.UNSUPPORTED_MARK in checked.text
         assert checked.unsupported[0].revised_to is None
+
+
+POINTING = ("The skin of his belly stuck to his backbone [MN 202:2.1]. "
+            "This is found in [MN 202:2.1–2.2], [SN 15.2:1.3] and [AN 4.95]. He ate little [MN 202:2.1].")
+POINTER = "This is found in, and."
+
+
+def _pointer_verify(idle: list[str], label: str):
+    def verify(text: str) -> _Report:
+        return _Report([
+            _Verdict("The skin of his belly stuck to his backbone.", "supported", "", "MN 202:2.1", "backbone", 0.9),
+            _Verdict(POINTER, label, "points back", "MN 202:2.1", "", 1.0, idle_citations=idle, pointer=True),
+        ])
+    return verify
+
+
+def test_pointer_sentence_keeps_only_the_references_that_hold_the_claim():
+    checked = cite.narrow_and_mark(POINTING, _pointer_verify(["SN 15.2:1.3", "AN 4.95"], "partial"), {"MN 202"})
+    assert "The same is found in [MN 202:2.1–2.2]. He ate little" in checked.text
+    assert "SN 15.2" not in checked.text and "AN 4.95" not in checked.text
+    assert cite.UNSUPPORTED_MARK not in checked.text and cite.PARTIAL_MARK not in checked.text
+    [claim] = checked.unsupported
+    assert claim.pointer and claim.idle_citations == ["SN 15.2:1.3", "AN 4.95"]
+    assert claim.revised_to == "The same is found in [MN 202:2.1–2.2]."
+
+
+def test_pointer_sentence_whose_references_hold_nothing_is_removed():
+    idle = ["MN 202:2.1–2.2", "SN 15.2:1.3", "AN 4.95"]
+    checked = cite.narrow_and_mark(POINTING, _pointer_verify(idle, "unsupported"), {"MN 202"})
+    assert checked.text == "The skin of his belly stuck to his backbone [MN 202:2.1]. He ate little [MN 202:2.1]."
+    assert checked.unsupported[0].revised_to == ""

@@ -194,6 +194,29 @@ def test_agent_entry_point_uses_recorder(stores):
     assert "not retrieved in this turn" in text and "UNSUPPORTED" in text
 
 
+def test_pointer_sentence_is_checked_as_the_claim_it_points_back_to(stores):
+    store, bm25 = stores
+    verifier = ClaimVerifier(store, bm25)
+    claim = "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]."
+    cases = {
+        "This is found in [MN 201:3.1].": ("supported", []),
+        "This is also described in [MN 201:3.1–3.2] and [MN 202:2.2].": ("partial", ["MN 202:2.2"]),
+        "See also MN 202 [MN 202:2.1].": ("unsupported", ["MN 202:2.1"]),  # the prose "MN 202" is that sutta
+    }
+    for pointer, (label, idle) in cases.items():
+        report = verifier.verify(f"{claim} {pointer}", _passages(store, "mn201", "mn202"))
+        first, second = report.verdicts
+        assert first.verdict == "supported" and not first.pointer
+        assert second.pointer and second.verdict == label, (pointer, second.reason)
+        assert second.idle_citations == idle
+    # a first sentence has nothing to point back to; a sentence that claims something is no pointer
+    only = verifier.verify("This is found in [MN 201:3.1].", _passages(store, "mn201")).verdicts
+    assert not any(v.pointer for v in only)
+    two = verifier.verify(f"{claim} Moggallāna stayed there for seven days [MN 202:3.1].",
+                          _passages(store, "mn201", "mn202")).verdicts
+    assert [v.verdict for v in two] == ["supported", "supported"] and not any(v.pointer for v in two)
+
+
 def test_split_parts():
     assert split_parts("MN 1 says X is good and Y is bad.") == ["says X is good and Y is bad"]
     parts = split_parts("Sāriputta guides people to stream-entry, and the Buddha analyzes the four truths himself.")

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from indexing.stores.docstore import DocStore
-from tools.citations import SUTTA_MENTION, CitationRef, Sentence, split_sentences
+from indexing.text import tokenize
+from tools.citations import SUTTA_MENTION, CitationRef, Sentence, find_citations, split_sentences
 from tools.claim_checks import name_check, names, negation_check, number_check
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
@@ -44,6 +45,16 @@ _NOT_A_CLAIM = re.compile(
     r"sources?:|references?:|citations?:|note:)",
     re.IGNORECASE,
 )
+# What "This is found in [A], [B]" says beyond its references: nothing. Its claim is the sentence before it.
+_POINTER_WORDS = set(tokenize(
+    """find finds found see appear appears appeared evident evidence done several various numerous passage passages
+    include includes including example examples instance similar similarly likewise echo echoes echoed repeat
+    repeated repeats elsewhere context further detail details reference references source sources cite cited
+    support supports supported confirm confirms confirmed show shows shown discuss discusses discussed idea
+    theme themes notion concept point occur occurs occurred present presented texts suttas discourses collection
+    collections throughout across canon""",
+    drop_stopwords=False,
+))
 _SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:but|whereas)\s+|\s+and\s+(?=that\b|then\b)")
 
 
@@ -84,6 +95,9 @@ class Verdict:
     found_elsewhere: str | None = None
     parts: list[PartResult] = field(default_factory=list)
     judge: str = "local"  # local | llm | both
+    # References (as written) that support nothing in the sentence, though the sentence holds up without them
+    idle_citations: list[str] = field(default_factory=list)
+    pointer: bool = False  # "This is found in [A], [B]": checked as the sentence before it, cited to each of these
 
     @property
     def flagged(self) -> bool:
@@ -101,6 +115,7 @@ class Verdict:
         from chat.answer import ClaimVerdict  # a data model only; tools/ stays free of the chat stage's logic
 
         return ClaimVerdict(sentence=self.sentence, verdict=self.verdict, reason=self.reason,
+                            idle_citations=list(self.idle_citations), pointer=self.pointer,
                             evidence_ref=self.evidence_ref, evidence_quote=self.evidence_quote,
                             score=round(self.score, 3))
 
@@ -108,7 +123,8 @@ class Verdict:
         return {"sentence": self.sentence, "verdict": self.verdict, "reason": self.reason,
                 "evidence_ref": self.evidence_ref, "evidence_quote": self.evidence_quote, "score": round(self.score, 3),
                 "citations": self.citations, "bad_citations": self.bad_citations,
-                "found_elsewhere": self.found_elsewhere, "judge": self.judge}
+                "found_elsewhere": self.found_elsewhere, "judge": self.judge, "idle_citations": self.idle_citations,
+                "pointer": self.pointer}
 
 
 @dataclass
@@ -200,8 +216,12 @@ class ClaimVerifier:
         sentences = split_sentences(draft) if isinstance(draft, str) else [s for d in draft for s in split_sentences(d)]
         retrieved = _retrieved_doc_ids(passages, self.index)
         verdicts, skipped = [], 0
+        previous: Sentence | None = None
         for sentence in sentences:
             sentence = _drop_preamble(sentence)
+            if previous is not None and is_pointer(sentence):
+                verdicts.append(self._verify_pointer(sentence, previous, retrieved))
+                continue
             if not is_claim(sentence):
                 skipped += 1
                 continue
@@ -209,6 +229,8 @@ class ClaimVerifier:
             if mode in ("llm", "both") and verdict.verdict != "uncited":
                 verdict = self._judge(sentence, verdict, mode)
             verdicts.append(verdict)
+            if claim_tokens(_strip_framing(sentence.plain)):
+                previous = sentence
         return VerificationReport(verdicts, mode, (time.perf_counter() - started) * 1000, skipped)
 
     # ---- local ---------------------------------------------------------------------------------------------
@@ -234,6 +256,29 @@ class ClaimVerifier:
         elif bad:
             verdict.reason += "; hallucinated citation: " + "; ".join(bad)
         return verdict
+
+    def _verify_pointer(self, sentence: Sentence, previous: Sentence, retrieved: set[str] | None) -> Verdict:
+        """Each reference of a pointer sentence must hold the claim it points back to, on its own."""
+        refs = list(sentence.citations)
+        seen = {r.sutta_id for r in refs}
+        for m in SUTTA_MENTION.finditer(sentence.plain):
+            found = find_citations(f"[{m.group(0)}]")
+            if found and found[0].ok and found[0].sutta_id not in seen:
+                seen.add(found[0].sutta_id)
+                refs.append(found[0])
+        claim = previous.plain
+        held, idle, evidence = [], [], None
+        for ref in refs:
+            v = self._verify_local(Sentence(claim, [ref]), retrieved)
+            if v.verdict == "supported":
+                held.append(ref.raw)
+                evidence = evidence or v.evidence
+            else:
+                idle.append(ref.raw)
+        label: VerdictLabel = "supported" if not idle else "partial" if held else "unsupported"
+        reason = "" if not idle else f"points back to \"{_quote(claim, 80)}\", which {', '.join(idle)} does not hold"
+        return Verdict(sentence.plain, label, reason, evidence, 1.0 if held else 0.0,
+                       citations=[r.raw for r in sentence.citations], idle_citations=idle, pointer=True)
 
     def _valid_citations(self, refs: list[CitationRef], retrieved: set[str] | None) -> tuple[list[SuttaView], list[str]]:
         views: dict[str, SuttaView] = {}
@@ -409,6 +454,16 @@ def _drop_preamble(sentence: Sentence) -> Sentence:
     if colon and rest.strip() and _NOT_A_CLAIM.match(head.strip()) and len(claim_tokens(rest)) >= MIN_CLAIM_TOKENS:
         return Sentence(rest.strip(), sentence.citations)
     return sentence
+
+
+def is_pointer(sentence: Sentence) -> bool:
+    """"This is found in [A], [B]" or "See also SN 15.4": references, and no words that claim anything."""
+    plain = sentence.plain
+    if not sentence.citations and not SUTTA_MENTION.search(plain):
+        return False
+    if plain.strip().endswith("?"):
+        return False
+    return not [t for t in claim_tokens(_strip_framing(plain)) if t not in _POINTER_WORDS]
 
 
 def is_claim(sentence: Sentence) -> bool:
