@@ -245,6 +245,10 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
             unsupported.append(claim)
             text = _replace_sentence(text, sentence.text, claim.revised_to)
             continue
+        if v.idle_citations and v.verdict in ("supported", "partial"):
+            pruned = _drop_refs(sentence.text, set(v.idle_citations))
+            text = text.replace(sentence.text, pruned, 1)
+            sentence = split_sentences(pruned)[0] if split_sentences(pruned) else sentence
         if v.verdict == "supported" and v.evidence_ref:
             new_text = _narrow(sentence.text, sentence.citations, v.evidence_ref)
             if new_text != sentence.text:
@@ -272,6 +276,22 @@ def _repoint(sentence, idle: list[str]) -> str:
     if not held:
         return ""
     return f"The same is found in {' and '.join(f'[{_display(r)}]' for r in held)}."
+
+
+def _drop_refs(sentence_text: str, refs: set[str]) -> str:
+    """The sentence without these references (as written); brackets left empty go too."""
+    def fix(m: re.Match) -> str:
+        inner = m.group(1)
+        if not _LOOKS_LIKE_REF.search(inner):
+            return m.group(0)
+        parsed = parse_bracket(inner)
+        keep = [r.raw for r in parsed if r.raw not in refs]
+        if len(keep) == len(parsed):
+            return m.group(0)
+        return f"[{'; '.join(keep)}]" if keep else ""
+
+    out = _BRACKET.sub(fix, sentence_text)
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
 
 
 def _replace_sentence(text: str, old: str, new: str) -> str:

@@ -91,3 +91,18 @@ def test_pointer_sentence_whose_references_hold_nothing_is_removed():
     checked = cite.narrow_and_mark(POINTING, _pointer_verify(idle, "unsupported"), {"MN 202"})
     assert checked.text == "The skin of his belly stuck to his backbone [MN 202:2.1]. He ate little [MN 202:2.1]."
     assert checked.unsupported[0].revised_to == ""
+
+
+def test_idle_reference_is_dropped_from_a_supported_sentence():
+    text = "Purity is a personal matter [MN 201:3.1; MN 202:2.2]. No one purifies another [MN 201:3.1] [MN 202]."
+
+    def verify(_text):
+        return _Report([
+            _Verdict("Purity is a personal matter.", "supported", "", "MN 201:3.1", "", 0.9,
+                     idle_citations=["MN 202:2.2"]),
+            _Verdict("No one purifies another.", "supported", "", "MN 201:3.1", "", 0.9, idle_citations=["MN 202"]),
+        ])
+
+    checked = cite.narrow_and_mark(text, verify, {"MN 201", "MN 202"})
+    assert checked.text == "Purity is a personal matter [MN 201:3.1]. No one purifies another [MN 201:3.1]."
+    assert checked.unsupported == []

@@ -217,6 +217,15 @@ def test_pointer_sentence_is_checked_as_the_claim_it_points_back_to(stores):
     assert [v.verdict for v in two] == ["supported", "supported"] and not any(v.pointer for v in two)
 
 
+def test_a_reference_that_holds_nothing_of_a_supported_sentence_is_idle(stores):
+    v = _one(stores, "Purity and impurity are personal matters; no one can purify another [MN 201:3.1; MN 202:2.2].")
+    assert v.verdict == "supported" and v.idle_citations == ["MN 202:2.2"]
+    # each reference holds one clause: both are needed
+    v = _one(stores, "Purity and impurity are personal matters [MN 201:3.1], and whatever a mendicant frequently "
+                     "thinks about becomes their heart’s inclination [MN 202:2.2].")
+    assert v.verdict == "supported" and v.idle_citations == []
+
+
 def test_split_parts():
     assert split_parts("MN 1 says X is good and Y is bad.") == ["says X is good and Y is bad"]
     parts = split_parts("Sāriputta guides people to stream-entry, and the Buddha analyzes the four truths himself.")

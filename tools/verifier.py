@@ -249,6 +249,8 @@ class ClaimVerifier:
         results = [self._check_part(p, views) for p in parts]
         verdict = _combine(plain, results)
         verdict.citations, verdict.bad_citations = cited, bad
+        if len(views) > 1 and verdict.verdict in ("supported", "partial"):
+            verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
         if verdict.verdict == "unsupported" and verdict.reason.startswith("not in the cited text"):
             self._locate_elsewhere(verdict, parts, {v.doc.doc_id for v in views})
         if bad and verdict.verdict == "supported":
@@ -256,6 +258,19 @@ class ClaimVerifier:
         elif bad:
             verdict.reason += "; hallucinated citation: " + "; ".join(bad)
         return verdict
+
+    def _idle(self, refs: list[CitationRef], parts: list[str], results: list[PartResult],
+              views: list[SuttaView]) -> list[str]:
+        """References to a sutta that, taken alone, holds none of the parts the sentence gets right."""
+        held = [p for p, r in zip(parts, results) if r.supported]
+        idle_docs = {v.doc.doc_id for v in views
+                     if not any(self._check_part(p, [v]).supported for p in held)}
+        out = []
+        for ref in refs:
+            doc = self.index.resolve(ref.sutta_id) if ref.ok else None
+            if doc is not None and doc.doc_id in idle_docs:
+                out.append(ref.raw)
+        return out
 
     def _verify_pointer(self, sentence: Sentence, previous: Sentence, retrieved: set[str] | None) -> Verdict:
         """Each reference of a pointer sentence must hold the claim it points back to, on its own."""
