@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 UNSUPPORTED_MARK = "⚠ unsupported"
 PARTIAL_MARK = "⚠ partly unsupported"
+UNCITED_MARK = "⚠ uncited"
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,120})\]")
 _LOOKS_LIKE_REF = re.compile(r"\b(?:DN|MN|SN|AN|Dhp)\b|\d", re.IGNORECASE)
 ABSTAIN_SENTENCE = "I don't find this in the texts I have."
@@ -351,6 +352,55 @@ def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> s
                 continue
         return sentence_text.replace(ref.raw, _display(e), 1)
     return sentence_text
+
+
+# ---- an answer that cites nothing -------------------------------------------------------------------------------
+GROUND_MIN_COVERAGE = 0.3  # share of the question's weighted words the quoted window must hold
+GROUND_CANDIDATES = 5  # suttas, in retrieval order
+
+
+def ground_uncited(text: str, report, question: str, passages: list[Passage], index) -> tuple[str, list[ClaimVerdict]]:
+    """A draft with no citation left is a claim the reader cannot check. Mark its claims as uncited and add what
+    the closest retrieved passage actually says, quoted and cited, so the answer rests on the text. Returns the
+    text unchanged (and no claims) when no retrieved passage holds enough of the question to quote."""
+    quote = best_quote(question, passages, index)
+    if quote is None:
+        return text, []
+    claims: list[ClaimVerdict] = []
+    for v in getattr(report, "verdicts", []):
+        if v.verdict != "uncited":
+            continue
+        claim = v.to_claim_verdict()
+        claim.reason = "no passage cited for this; see the quoted passage instead"
+        claims.append(claim)
+        for sentence in split_sentences(text):
+            if sentence.plain == v.sentence and UNCITED_MARK not in sentence.text:
+                text = text.replace(sentence.text, _with_mark(sentence.text, UNCITED_MARK), 1)
+                break
+    return f"{text.rstrip()}\n\n{quote}", claims
+
+
+def best_quote(question: str, passages: list[Passage], index) -> str | None:
+    """The window of a retrieved sutta that holds most of the question's words, as a cited quotation."""
+    from tools.evidence import claim_tokens
+    from tools.retriever import QUERY_NOISE
+
+    tokens = [t for t in claim_tokens(question) if t not in QUERY_NOISE]
+    if not tokens:
+        return None
+    weights = index.weights(tokens)
+    best = None
+    for doc_id in list(dict.fromkeys(p.doc_id for p in passages))[:GROUND_CANDIDATES]:
+        view = index.sutta(doc_id)
+        if view is None:
+            continue
+        for window in index.best_windows(view, tokens, weights, top=1):
+            if best is None or window.coverage > best.coverage:
+                best = window
+    if best is None or best.coverage < GROUND_MIN_COVERAGE:
+        return None
+    quote = " ".join(best.text.split()).strip("“”\"'‘’ ").rstrip(",;:—")
+    return f"What the closest passage says: In {best.sutta.sutta_id} the text reads: “{quote}” [{best.ref}]."
 
 
 def citations_of(text: str, cmap: CitationMap) -> list[Citation]:

@@ -279,8 +279,14 @@ class Scholar:
             log.info("removed citations to passages not retrieved: %s", dropped)
         text, added = await asyncio.to_thread(cite.auto_cite, text, cmap, verify)
         checked = await asyncio.to_thread(cite.narrow_and_mark, text, verify, set(cmap.suttas()))
-        turn.timings["verify"] = round(time.perf_counter() - t, 3)
         citations = cite.citations_of(checked.text, cmap)
+        draft_cited = bool(citations)
+        if not citations and passages:
+            checked.text, uncited = cite.ground_uncited(checked.text, checked.report, turn.question, passages,
+                                                        self._evidence_index())
+            checked.unsupported.extend(uncited)
+            citations = cite.citations_of(checked.text, cmap)
+        turn.timings["verify"] = round(time.perf_counter() - t, 3)
 
         t = time.perf_counter()
         follow_ups, source = await generate_followups(self.llm, turn.question, checked.text, citations,
@@ -294,7 +300,8 @@ class Scholar:
             unsupported_claims=checked.unsupported,
             follow_ups=follow_ups or fallback_followups(turn.question, citations),
             status="answered",
-            confidence=checked.confidence if citations else min(checked.confidence, 0.2),
+            # the model's own words cited nothing: whatever was quoted for it, they remain unchecked
+            confidence=checked.confidence if draft_cited else min(checked.confidence, 0.2),
             error=error,
             **base,
         )
@@ -313,6 +320,11 @@ class Scholar:
             return verify_answer(text, recorder, self.library.docstore, bm25=getattr(self.library, "bm25", None),
                                  embed_model=getattr(self.library, "embed_model", None), llm=None, mode="local")
         return verify
+
+    def _evidence_index(self):
+        from tools.verifier import shared_verifier
+
+        return shared_verifier(self.library.docstore, getattr(self.library, "bm25", None)).index
 
     def _find_aliases(self, question: str) -> dict[str, str]:
         try:
@@ -343,9 +355,7 @@ class Scholar:
             return None
         if not passages:
             return "No passage matched the question."
-        from tools.verifier import shared_verifier
-
-        index = shared_verifier(self.library.docstore, getattr(self.library, "bm25", None)).index
+        index = self._evidence_index()
         best = max(relevance(plan.search_query or plan.question, p, index.weights) for p in passages)
         log.debug("best relevance %.2f", best)
         if best < MIN_RELEVANCE:

@@ -168,3 +168,17 @@ async def test_a_retrieved_sutta_named_in_prose_gets_cited(base):
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
     assert "[SN 35.28:" in answer.answer
+
+
+async def test_a_draft_that_cites_nothing_is_marked_and_given_the_closest_passage(base):
+    reply = ("Thought: I can answer.\nAnswer: The sermon teaches that kings should be generous to their subjects "
+             "and to the poor. Generosity leads to a heavenly rebirth for all of them.")
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    draft, quote = answer.answer.split("\n\n")
+    assert draft.count("⚠ uncited") == 2
+    assert quote.startswith("What the closest passage says: In SN 35.28 the text reads: “")
+    assert "burning" in quote.lower()
+    assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
+    assert [v.verdict for v in answer.unsupported_claims] == ["uncited", "uncited"]
+    assert answer.status == "answered" and answer.confidence <= 0.2
