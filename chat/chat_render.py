@@ -95,6 +95,8 @@ def _reason(v: ClaimVerdict) -> str:
         reason += "; removed from the answer"
     elif v.pointer and v.revised_to:
         reason += f"; now cites only what holds it: {v.revised_to}"
+    elif v.verdict == "partial" and v.revised_to:
+        reason += "; the unsupported part was taken out of the answer"
     elif v.revised_to:
         reason += "; replaced in the answer by the passage's own words"
     return reason

@@ -258,7 +258,7 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
         elif v.verdict in ("unsupported", "partial"):
             claim = v.to_claim_verdict()
             unsupported.append(claim)
-            revised = _revision(claim, retrieved_suttas)
+            revised = _revision(claim, retrieved_suttas) or _without_unsupported_clauses(v)
             if revised is not None:
                 claim.revised_to = revised
                 text = text.replace(sentence.text, revised, 1)
@@ -267,6 +267,35 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
             if mark not in sentence.text:
                 text = text.replace(sentence.text, _with_mark(sentence.text, mark), 1)
     return Checked(text, unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed, report=report)
+
+
+def _without_unsupported_clauses(v) -> str | None:
+    """ "MN 10 teaches X, while MN 149 teaches Y" where only X holds: "MN 10 teaches X [MN 10:2.1]." The removed
+    clause stays listed with the claim; the sentence is cited to the segments that hold what is left."""
+    from tools.evidence import claim_tokens
+
+    parts = getattr(v, "parts", [])
+    if v.verdict != "partial" or getattr(v, "pointer", False) or any(p.span is None for p in parts):
+        return None
+    kept = [i for i, p in enumerate(parts) if p.supported]
+    if not kept or len(kept) == len(parts):
+        return None
+    plain = v.sentence
+    pieces: list[str] = []
+    for n, i in enumerate(kept):
+        a, b = parts[i].span
+        piece = plain[a:b].strip().rstrip(".!?…;,")
+        if n:
+            sep = plain[parts[i - 1].span[1]:a] if kept[n - 1] == i - 1 else "; "
+            piece = sep + piece
+        pieces.append(piece)
+    body = "".join(pieces).strip()
+    if len(claim_tokens(body)) < 3:
+        return None
+    refs = list(dict.fromkeys(parts[i].evidence.ref for i in kept if parts[i].evidence))
+    if not refs:
+        return None
+    return f"{body[0].upper()}{body[1:]} {' '.join(f'[{r}]' for r in refs)}."
 
 
 def _repoint(sentence, idle: list[str]) -> str:

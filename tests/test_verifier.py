@@ -226,6 +226,23 @@ def test_a_reference_that_holds_nothing_of_a_supported_sentence_is_idle(stores):
     assert v.verdict == "supported" and v.idle_citations == []
 
 
+def test_partial_sentence_loses_the_clause_no_passage_holds(stores):
+    from chat import cite
+
+    store, bm25 = stores
+    verifier = ClaimVerifier(store, bm25)
+    passages = _passages(store, "mn201", "mn202")
+    draft = ("The Realized One grew up in the world but lives unsoiled by it like a lotus, and Venerable "
+             "Sāriputta then asked the king for a golden palace [MN 201].")
+    checked = cite.narrow_and_mark(draft, lambda text: verifier.verify(text, passages), {"MN 201", "MN 202"})
+    assert checked.text.startswith("The Realized One grew up in the world but lives unsoiled by it like a lotus [MN 201:")
+    assert "palace" not in checked.text and "⚠" not in checked.text
+    [claim] = checked.unsupported
+    assert claim.verdict == "partial" and "palace" in claim.sentence and claim.revised_to == checked.text
+    # what is left is itself supported, cited to the segment that holds it
+    assert [v.verdict for v in verifier.verify(checked.text, passages).verdicts] == ["supported"]
+
+
 def test_split_parts():
     assert split_parts("MN 1 says X is good and Y is bad.") == ["says X is good and Y is bad"]
     parts = split_parts("Sāriputta guides people to stream-entry, and the Buddha analyzes the four truths himself.")

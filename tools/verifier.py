@@ -81,6 +81,7 @@ class PartResult:
     reason: str = ""
     evidence: Evidence | None = None
     missing: list[str] = field(default_factory=list)
+    span: tuple[int, int] | None = None  # where the clause sits in the verdict's sentence
 
 
 @dataclass
@@ -240,13 +241,16 @@ class ClaimVerifier:
         if not sentence.citations:
             return Verdict(plain, "uncited", "no citation", citations=cited)
         views, bad = self._valid_citations(sentence.citations, retrieved)
-        parts = split_parts(plain)
+        spans = clause_spans(plain)
+        parts = [_part_text(plain, sp) for sp in spans] or [_strip_framing(plain).strip()]
         if not views:
             verdict = Verdict(plain, "unsupported", "hallucinated citation: " + "; ".join(bad), citations=cited,
                               bad_citations=bad)
             self._locate_elsewhere(verdict, parts, set())
             return verdict
         results = [self._check_part(p, views) for p in parts]
+        for result, span in zip(results, spans):
+            result.span = span
         verdict = _combine(plain, results)
         verdict.citations, verdict.bad_citations = cited, bad
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
@@ -444,23 +448,32 @@ def _strip_framing(text: str) -> str:
 
 def split_parts(text: str) -> list[str]:
     """A sentence's clauses ("X, and Y"; "X; Y"; "X but Y"), each with enough words to be checked alone."""
-    body = _strip_framing(text)
-    pieces, last = [], 0
-    for m in _SPLIT.finditer(body):
+    return [_part_text(text, span) for span in clause_spans(text)] or [_strip_framing(text).strip()]
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """Where `split_parts` cuts: (start, end) of each clause in `text`, so a clause can be taken out of it."""
+    spans, last = [], 0
+    for m in _SPLIT.finditer(text):
         # "greed, hate, and delusion": an Oxford-comma list, not two clauses.
-        if m.group(0).startswith(",") and re.search(r",\s*[\w’'-]+(?:\s[\w’'-]+)?$", body[last : m.start()]):
+        if m.group(0).startswith(",") and re.search(r",\s*[\w’'-]+(?:\s[\w’'-]+)?$", text[last : m.start()]):
             continue
-        pieces.append(body[last : m.start()])
+        spans.append((last, m.start()))
         last = m.end()
-    pieces.append(body[last:])
-    pieces = [p.strip(" ,;.") for p in pieces if p.strip(" ,;.")]
-    parts: list[str] = []
-    for piece in pieces:
-        if parts and (len(claim_tokens(piece)) < MIN_PART_TOKENS or len(claim_tokens(parts[-1])) < MIN_PART_TOKENS):
-            parts[-1] = f"{parts[-1]}; {piece}"
+    spans.append((last, len(text)))
+    spans = [sp for sp in spans if _part_text(text, sp)]
+    merged: list[tuple[int, int]] = []
+    for span in spans:
+        if merged and (len(claim_tokens(_part_text(text, span))) < MIN_PART_TOKENS
+                       or len(claim_tokens(_part_text(text, merged[-1]))) < MIN_PART_TOKENS):
+            merged[-1] = (merged[-1][0], span[1])
         else:
-            parts.append(piece)
-    return parts or [body.strip()]
+            merged.append(span)
+    return merged
+
+
+def _part_text(text: str, span: tuple[int, int]) -> str:
+    return " ".join(_strip_framing(text[span[0] : span[1]]).split()).strip(" ,;.")
 
 
 def _drop_preamble(sentence: Sentence) -> Sentence:
