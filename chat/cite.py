@@ -411,7 +411,7 @@ def ground_uncited(text: str, report, question: str, passages: list[Passage], in
 
 def best_quote(question: str, passages: list[Passage], index) -> str | None:
     """The window of a retrieved sutta that holds most of the question's words, as a cited quotation."""
-    from tools.evidence import claim_tokens
+    from tools.evidence import claim_tokens, words
     from tools.retriever import QUERY_NOISE
 
     tokens = [t for t in claim_tokens(question) if t not in QUERY_NOISE]
@@ -423,7 +423,11 @@ def best_quote(question: str, passages: list[Passage], index) -> str | None:
         view = index.sutta(doc_id)
         if view is None:
             continue
-        for window in index.best_windows(view, tokens, weights, top=1):
+        # "Alagaddūpama" names the sutta; no segment says it, so it must not count against every window
+        said = set().union(*(s.tokens for s in view.segments))
+        title = set(words(f"{view.doc.title} {view.doc.title_pali}"))
+        own = [t for t in tokens if t in said or not any(w.startswith(t[:6]) for w in title)]
+        for window in index.best_windows(view, own, weights, top=1):
             if best is None or window.coverage > best.coverage:
                 best = window
     if best is None or best.coverage < GROUND_MIN_COVERAGE:

@@ -134,6 +134,9 @@ def _max_window(tokens: list[str]) -> int:
 def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:
     if token in tokens:
         return True
+    # The light stemmer strips "-ing" but keeps a silent "e": "giving" is "giv", "give" stays "give".
+    if len(token) >= 3 and (token + "e" in tokens or (token.endswith("e") and token[:-1] in tokens)):
+        return True
     p = _prefix(token)
     return p is not None and p in prefixes
 
