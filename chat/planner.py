@@ -15,17 +15,10 @@ from typing import Literal
 
 from indexing.text import fold
 from tools.references import find_references
+from tools.retriever import collection_hints
 
 Mode = Literal["qa", "notes"]
 
-# Folded text -> collection code. Book words alone ("the Majjhima") are hints, not references.
-_COLLECTION_HINTS: list[tuple[str, re.Pattern]] = [
-    ("DN", re.compile(r"\b(digha|long discourses?|dn)\b")),
-    ("MN", re.compile(r"\b(majjhima|middle(?:[- ]length)? discourses?|mn)\b")),
-    ("SN", re.compile(r"\b(samyutta|linked discourses?|connected discourses?|sn)\b")),
-    ("AN", re.compile(r"\b(anguttara|numbered discourses?|gradual sayings)\b")),
-    ("KN", re.compile(r"\b(dhammapada|dhp)\b")),
-]
 _NOTES = re.compile(
     r"\b(study notes?|notes (?:on|about|for)|write (?:up )?notes|study guide|study sheet|long[- ]form|"
     r"overview with headings|in depth|in-depth)\b"
@@ -90,8 +83,9 @@ def choose_mode(question: str, requested: str = "auto") -> Mode:
 
 
 def collection_hint(question: str) -> str | None:
-    folded = fold(question)
-    found = [code for code, pattern in _COLLECTION_HINTS if pattern.search(folded)]
+    """One collection named in words restricts the search to it; with two ("the Long and the Middle Discourses")
+    the retriever only leans towards both, so nothing is restricted here."""
+    found = collection_hints(question)
     return found[0] if len(found) == 1 else None
 
 

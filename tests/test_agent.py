@@ -182,3 +182,20 @@ async def test_a_draft_that_cites_nothing_is_marked_and_given_the_closest_passag
     assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
     assert [v.verdict for v in answer.unsupported_claims] == ["uncited", "uncited"]
     assert answer.status == "answered" and answer.confidence <= 0.2
+
+
+async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
+    # the tiny index holds the same stock text in SN 43.5 and AN 4.274: one is shown, the other named beside it
+    question = "Which discourses say the path to the unconditioned is observing an aspect of the body?"
+    scholar, llm = scholar_for(base, ["Thought: both have it.\nAnswer: It is observing an aspect of the body.", FOLLOW])
+    first = await scholar.aask(question)
+    observation = "".join(m.content for m in llm.prompts[0])
+    shown, twin = sorted({"SN 43.5", "AN 4.274"}, key=lambda s: observation.find(f"[{s}:"))
+    assert f"(the same text is also at [{twin}:" in observation
+    twin_ref = observation.split(f"(the same text is also at [", 1)[1].split("]", 1)[0]
+
+    reply = f"Thought: both have it.\nAnswer: The path is observing an aspect of the body [{twin_ref}]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    answer = await scholar.aask(question)
+    assert [c.sutta_id for c in answer.citations] == [twin] and "⚠" not in answer.answer
+    assert first.status == "answered"

@@ -29,6 +29,8 @@ def test_the_article_an_is_not_a_collection_hint():
     assert collection_hint("Is there an image of a raft?") is None
     assert collection_hint("in the Numbered Discourses") == "AN"
     assert collection_hint("in the Majjhima and the Digha") is None  # two hints: no restriction
+    assert collection_hint("appears in both the Long and the Middle Discourses") is None
+    assert collection_hint("in the Dhammapada") == "KN"
 
 
 def test_mode_detection_and_override():

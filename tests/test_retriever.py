@@ -142,6 +142,8 @@ def test_dedup_keeps_first_and_notes_the_other_suttas():
     out = dedup([p("1", "SN 1.1", STOCK), p("2", "AN 1.1", STOCK + " Extra."), p("3", "MN 1", "something else")])
     assert [x.chunk_id for x in out] == ["1", "3"]
     assert out[0].also_in == ["AN 1.1"]
+    assert [t.chunk_id for t in out[0].twins] == ["2"]
+    assert "twins" not in out[0].to_dict()
 
 
 def test_bad_arguments(lib):

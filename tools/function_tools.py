@@ -43,7 +43,9 @@ def clip(text: str, limit: int) -> str:
 
 
 def render_passage(p: Passage, limit: int) -> str:
-    return f"[{p.ref}] {p.title}: {clip(p.text, limit)}"
+    # the twins' references let the model answer "which suttas have this?" without a second search
+    also = f" (the same text is also at {', '.join(f'[{t.ref}]' for t in p.twins[:3])})" if p.twins else ""
+    return f"[{p.ref}] {p.title}{also}: {clip(p.text, limit)}"
 
 
 def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:
@@ -70,6 +72,7 @@ class CanonTools:
         def fn() -> tuple[object, str]:
             passages, text, summary = body()
             self.recorder.add_passages(passages)
+            self.recorder.add_passages([t for p in passages for t in p.twins])
             self.last_passages = passages
             return {"text": text, "passages": [p.to_dict() for p in passages]}, summary
 

@@ -25,6 +25,8 @@ class Passage:
     scores: dict[str, float] = field(default_factory=dict)  # bm25, dense, fused, rerank, final
     is_hit: bool = True  # False for context added around a hit by the expander
     also_in: list[str] = field(default_factory=list)  # other suttas holding the same stock passage (dedup)
+    # those suttas' passages themselves: not shown twice, but retrieved, so a reference to them is a real one
+    twins: list["Passage"] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_chunk(cls, chunk: Chunk, **scores: float) -> "Passage":
@@ -57,4 +59,6 @@ class Passage:
         return self.sutta_id or self.title
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "ref": self.ref}
+        out = asdict(self)
+        out.pop("twins")
+        return {**out, "ref": self.ref}

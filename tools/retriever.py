@@ -56,6 +56,15 @@ _WORD = re.compile(r"\w+")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
+def collection_hints(text: str) -> list[str]:
+    """Collections named in words ("in the Long and the Middle Discourses" -> ["DN", "MN"]), in code order."""
+    folded = fold(text)
+    found = {c for c, rx in _COLLECTION_HINTS.items() if rx.search(folded)}
+    for m in _SHARED_NOUN.finditer(folded):
+        found.update(_ADJ[adj] for adj in m.groups())
+    return [c for c in _COLLECTION_HINTS if c in found]
+
+
 @dataclass
 class QueryPlan:
     text: str
@@ -134,12 +143,7 @@ def plan_query(library, query: str, use_names: bool = True) -> QueryPlan:
             else:
                 boosted[doc_id] = max(boosted.get(doc_id, 0.0), cand.score / 100)
 
-    folded = fold(stripped)
-    collections = [c for c, rx in _COLLECTION_HINTS.items() if rx.search(folded)]
-    for m in _SHARED_NOUN.finditer(folded):
-        for adj in m.groups():
-            if _ADJ[adj] not in collections:
-                collections.append(_ADJ[adj])
+    collections = collection_hints(stripped)
     words = re.findall(r"[\w’'-]+", stripped)
     bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) or stripped
     return QueryPlan(query, bm25_text, stripped.strip() or query, pinned, boosted, collections, notes)
@@ -450,6 +454,7 @@ def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
             kept.append((p, toks))
         elif p.sutta_id and p.sutta_id != twin.sutta_id and p.sutta_id not in twin.also_in:
             twin.also_in.append(p.sutta_id)
+            twin.twins.append(p)
     return [p for p, _ in kept[len(keep):]]
 
 
