@@ -48,6 +48,13 @@ def _extra_files() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
           "dn22:1.1": "So I have heard. ",
           "dn22:18.1": "And what is the noble truth of the origin of suffering? It's the craving that leads to "
           "future lives, mixed up with relishing and greed, looking for enjoyment in various different realms. "}
+    # Long enough to be several chunks, most of them heavy with the words of the question "what is the noble
+    # truth of the origin of suffering" in another order: only 18.1 has them as the question has them.
+    for i in range(1, 13):
+        en[f"dn22:17.{i}"] = (f"In the {i}th way they truly understand suffering: suffering, its origin, its "
+                              "cessation; the truth of suffering is noble, noble is the truth of suffering, and the "
+                              "origin and the cessation of suffering are truly understood. ")
+    en = dict(sorted(en.items(), key=lambda kv: [int(x) for x in kv[0].split(":")[1].split(".")]))
     files["sutta/dn/dn22"] = (en, {k: f"mahāsatipaṭṭhāna {k} " for k in en})
     return files
 

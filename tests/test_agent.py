@@ -199,3 +199,15 @@ async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
     answer = await scholar.aask(question)
     assert [c.sutta_id for c in answer.citations] == [twin] and "⚠" not in answer.answer
     assert first.status == "answered"
+
+
+def test_lookup_with_a_query_finds_the_passage_that_has_the_question_in_order(base):
+    from helpers_tools import open_library
+    from tools.function_tools import CanonTools
+    from tools.turn import TurnRecorder
+
+    canon = CanonTools(open_library(base), TurnRecorder())
+    shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering")
+    refs = [line.split("]")[0][1:] for line in shown.splitlines() if line.startswith("[")]
+    assert len(refs) == canon.budget.lookup_passages  # the named sutta gets its full share
+    assert "18.1" in refs[0], refs  # first: word order decides among chunks that all share the words

@@ -135,10 +135,15 @@ class CanonTools:
                 sutta_ids.append(doc.sutta_id)
         if not sutta_ids:
             return []
-        # The retriever pins the passages of a sutta named in the query, best matches first.
-        result = search(self.library, f"{' '.join(sutta_ids)} {query}", k=self.budget.lookup_passages)
+        # The retriever pins the passages of a sutta named in the query, best matches first; it gives each named
+        # sutta a share of k, so k is sized for every one of them to get its full share.
+        k = 2 * len(sutta_ids) * self.budget.lookup_passages
+        result = search(self.library, f"{' '.join(sutta_ids)} {query}", k=k)
         self.recorder.search_types_used.update(result.search_types_used)
-        return [p for p in result.passages if p.doc_id in doc_ids][: self.budget.lookup_passages]
+        wanted = set(doc_ids)
+        # a stock passage of this sutta may have been kept under a parallel sutta's name: take it back
+        found = [q for p in result.passages for q in [p, *p.twins] if q.doc_id in wanted]
+        return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
     def search_passages(self, query: str, collection: str = "", k: int = 0) -> str:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN,

@@ -33,6 +33,7 @@ COLLECTION_BOOST = 0.3
 SOFT_ALIAS_BOOST = 0.5
 DUPLICATE_JACCARD = 0.8
 MAX_PINNED_PER_NAME = 3
+PINNED_POOL = 10  # candidates per named sutta from each of BM25 and dense, before phrase order decides
 PHRASE_BOOST = 1.0
 
 # Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
@@ -370,6 +371,7 @@ def _pinned(library, plan: QueryPlan, weights, want_bm25: bool, want_dense: bool
     if not plan.pinned_docs:
         return {}
     per_doc = max(1, min(3, k // (2 * len(plan.pinned_docs))))
+    pool = max(per_doc * 3, PINNED_POOL)
     out: dict[str, dict] = {}
     for doc_id in plan.pinned_docs[:6]:
         ids = library.chunk_ids_of(doc_id)
@@ -377,13 +379,18 @@ def _pinned(library, plan: QueryPlan, weights, want_bm25: bool, want_dense: bool
             continue
         inside: dict[str, list[tuple[str, float]]] = {}
         if want_bm25:
-            inside["bm25"] = _bm25(library, plan.bm25_text, per_doc * 3, set(ids))
+            inside["bm25"] = _bm25(library, plan.bm25_text, pool, set(ids))
         if want_dense:
             try:
-                inside["dense"] = _dense(library, plan.dense_text, per_doc * 3, {"doc_id": doc_id})
+                inside["dense"] = _dense(library, plan.dense_text, pool, {"doc_id": doc_id})
             except ToolError:
                 pass
         fused = rrf(inside, weights, library.settings.rrf_k)
+        # inside one long sutta many chunks share the question's words; the one that has them in order
+        # ("the noble truth of the origin of suffering") is the one asked about
+        candidates = {c.chunk_id: c for c in library.docstore.chunks(list(fused))}
+        for cid, factor in phrase_factors(plan.dense_text, candidates).items():
+            fused[cid] *= factor
         members = set(ids)
         best = [cid for cid, _ in sorted(fused.items(), key=lambda x: -x[1]) if cid in members]
         for cid in (best or ids)[:per_doc]:
