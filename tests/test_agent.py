@@ -191,8 +191,8 @@ async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
     first = await scholar.aask(question)
     observation = "".join(m.content for m in llm.prompts[0])
     shown, twin = sorted({"SN 43.5", "AN 4.274"}, key=lambda s: observation.find(f"[{s}:"))
-    assert f"(the same text is also at [{twin}:" in observation
-    twin_ref = observation.split(f"(the same text is also at [", 1)[1].split("]", 1)[0]
+    assert f"(also at [{twin}:" in observation
+    twin_ref = observation.split("(also at [", 1)[1].split("]", 1)[0]
 
     reply = f"Thought: both have it.\nAnswer: The path is observing an aspect of the body [{twin_ref}]."
     scholar, _ = scholar_for(base, [reply, FOLLOW])

@@ -142,8 +142,12 @@ def test_dedup_keeps_first_and_notes_the_other_suttas():
     out = dedup([p("1", "SN 1.1", STOCK), p("2", "AN 1.1", STOCK + " Extra."), p("3", "MN 1", "something else")])
     assert [x.chunk_id for x in out] == ["1", "3"]
     assert out[0].also_in == ["AN 1.1"]
-    assert [t.chunk_id for t in out[0].twins] == ["2"]
+    assert [t.chunk_id for t in out[0].twins] == ["2"]  # it holds every word of the kept one
     assert "twins" not in out[0].to_dict()
+    verse = "All conditions are impermanent when this is seen with wisdom one grows disillusioned with suffering"
+    other = verse.replace("impermanent", "unsatisfying")
+    out = dedup([p("1", "Dhp 277", verse), p("2", "Dhp 278", other)])
+    assert len(out) == 1 and out[0].also_in == ["Dhp 278"] and out[0].twins == []  # similar, not the same claim
 
 
 def test_bad_arguments(lib):

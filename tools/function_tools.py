@@ -44,8 +44,8 @@ def clip(text: str, limit: int) -> str:
 
 def render_passage(p: Passage, limit: int) -> str:
     # the twins' references let the model answer "which suttas have this?" without a second search
-    also = f" (the same text is also at {', '.join(f'[{t.ref}]' for t in p.twins[:3])})" if p.twins else ""
-    return f"[{p.ref}] {p.title}{also}: {clip(p.text, limit)}"
+    also = f" (also at {', '.join(f'[{t.ref}]' for t in p.twins[:3])})" if p.twins else ""
+    return f"[{p.ref}] {p.title}: {clip(p.text, limit)}{also}"
 
 
 def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:

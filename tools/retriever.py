@@ -461,7 +461,10 @@ def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
             kept.append((p, toks))
         elif p.sutta_id and p.sutta_id != twin.sutta_id and p.sutta_id not in twin.also_in:
             twin.also_in.append(p.sutta_id)
-            twin.twins.append(p)
+            # citable in the kept one's place only if it holds every word of it: Dhp 277 and 278 differ in one
+            # word ("impermanent" / "suffering") and are near-duplicates, but not the same claim
+            if _tokens(twin) <= toks:
+                twin.twins.append(p)
     return [p for p, _ in kept[len(keep):]]
 
 
