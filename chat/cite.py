@@ -249,7 +249,7 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
         if v.idle_citations and v.verdict in ("supported", "partial"):
             pruned = _drop_refs(sentence.text, set(v.idle_citations))
             text = text.replace(sentence.text, pruned, 1)
-            sentence = split_sentences(pruned)[0] if split_sentences(pruned) else sentence
+            sentence = (split_sentences(pruned) or [sentence])[0]
         if v.verdict == "supported" and v.evidence_ref:
             new_text = _narrow(sentence.text, sentence.citations, v.evidence_ref)
             if new_text != sentence.text:
@@ -275,7 +275,7 @@ def _without_unsupported_clauses(v) -> str | None:
     from tools.evidence import claim_tokens
 
     parts = getattr(v, "parts", [])
-    if v.verdict != "partial" or getattr(v, "pointer", False) or any(p.span is None for p in parts):
+    if v.verdict != "partial" or any(p.span is None for p in parts):
         return None
     kept = [i for i, p in enumerate(parts) if p.supported]
     if not kept or len(kept) == len(parts):

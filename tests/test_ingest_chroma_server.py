@@ -1,58 +1,27 @@
 """The Chroma server mode: `chroma run` on loopback, SCHOLAR_CHROMA_URL pointing at it."""
 
 import shutil
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from indexing.pipeline import Indexes, ingest
 from indexing.stores.chroma_store import ChromaStore
+from local_server import free_port, running  # noqa: I001 - pytest puts tests/ on sys.path
 
 CHROMA = shutil.which("chroma") or str(Path(sys.executable).with_name("chroma"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def chroma_server(tmp_path):
     if not Path(CHROMA).exists():
         pytest.skip("the `chroma` CLI (from the chromadb package) is not on PATH or beside the interpreter")
-    port = _free_port()
-    log = (tmp_path / "chroma.log").open("w")
-    proc = subprocess.Popen(
-        [CHROMA, "run", "--path", str(tmp_path / "chroma-server"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"chroma server did not start: {(tmp_path / 'chroma.log').read_text()[-500:]}")
-            time.sleep(0.2)
+    cmd = [CHROMA, "run", "--path", str(tmp_path / "chroma-server"), "--host", "127.0.0.1", "--port", str(port)]
+    with running(cmd, f"{url}/api/v2/heartbeat", tmp_path / "chroma.log", timeout=30, stop_timeout=10):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def test_ingest_and_query_through_a_chroma_server(settings, mini_corpus, fake_embed, chroma_server):

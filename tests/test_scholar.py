@@ -154,7 +154,7 @@ def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monke
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
     out = tmp_path / "report.json"
-    args = argparse.Namespace(questions=qs, limit=None, json_out=out)
+    args = argparse.Namespace(questions=qs, limit=None, ids=None, json_out=out)
     assert answers.run(args, scholar.settings) == 0
     report = json.loads(out.read_text())
     assert report["cited_gold"] == 1.0 and report["abstained_correctly"] == 1.0

@@ -450,12 +450,12 @@ def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
     kept: list[tuple[Passage, frozenset[str]]] = [(p, _tokens(p)) for p in keep]
     for p in passages:
         toks = _tokens(p)
-        twin = None
+        twin, twin_toks = None, frozenset()
         for q, qt in kept:
             # Jaccard >= t needs the smaller set to be at least t of the larger: skip the rest unexamined
             if toks and qt and min(len(toks), len(qt)) >= DUPLICATE_JACCARD * max(len(toks), len(qt)) \
                     and _jaccard(toks, qt) >= DUPLICATE_JACCARD:
-                twin = q
+                twin, twin_toks = q, qt
                 break
         if twin is None:
             kept.append((p, toks))
@@ -463,7 +463,7 @@ def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
             twin.also_in.append(p.sutta_id)
             # citable in the kept one's place only if it holds every word of it: Dhp 277 and 278 differ in one
             # word ("impermanent" / "suffering") and are near-duplicates, but not the same claim
-            if _tokens(twin) <= toks:
+            if twin_toks <= toks:
                 twin.twins.append(p)
     return [p for p, _ in kept[len(keep):]]
 

@@ -102,7 +102,7 @@ def summarize(results: list[dict]) -> dict:
 def run(args, settings: ScholarSettings) -> int:
     from chat.ask_cli import build_scholar
 
-    rows = load_questions(args.questions, args.limit, getattr(args, "ids", None))
+    rows = load_questions(args.questions, args.limit, args.ids)
     scholar = build_scholar(settings)
     results = asyncio.run(_run_all(scholar, rows))
     report = {**summarize(results), "results": results}

@@ -12,16 +12,13 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from helpers_tools import NICKNAMES, write_tools_corpus  # noqa: I001 - pytest puts tests/ on sys.path
+from local_server import free_port, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
@@ -34,12 +31,6 @@ HOSTILE = 'Fire <script>window.__pwned = 1</script> and <img src="x" onerror="wi
 ANSWER = '[data-step-type="assistant_message"]'
 # by id: once a thread about the Fire Sermon exists, the history sidebar holds a button with that name too
 STARTER = "#starter-the-fire-sermon"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _build_index(base: Path) -> dict[str, str]:
@@ -76,31 +67,14 @@ def chat_url(tmp_path_factory):
     base = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHOLAR_", "CHAINLIT_AUTH"))}
     env.update(_build_index(base))
-    port = _free_port()
+    port = free_port()
     scholar = shutil.which("scholar", path=str(Path(os.sys.executable).parent)) or "scholar"
-    log = open(base / "chat.log", "w")
-    proc = subprocess.Popen([scholar, "chat", "--host", "127.0.0.1", "--port", str(port), "--headless"],
-                            env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(url + "/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the chat did not start:\n{(base / 'chat.log').read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield url
+        with running([scholar, "chat", "--host", "127.0.0.1", "--port", str(port), "--headless"], url + "/health",
+                     base / "chat.log", timeout=120, env=env, cwd=REPO, start_new_session=True):
+            yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
         ARTIFACTS.mkdir(exist_ok=True)
         shutil.copy(base / "chat.log", ARTIFACTS / "e2e-chat-server.log")
 
