@@ -106,3 +106,19 @@ def test_idle_reference_is_dropped_from_a_supported_sentence():
     checked = cite.narrow_and_mark(text, verify, {"MN 201", "MN 202"})
     assert checked.text == "Purity is a personal matter [MN 201:3.1]. No one purifies another [MN 201:3.1]."
     assert checked.unsupported == []
+
+
+def test_the_grounding_quote_is_not_held_back_by_the_suttas_own_name(tmp_path_factory, monkeypatch):
+    from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
+    from tools.passages import Passage
+    from tools.verifier import shared_verifier
+
+    library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
+    index = shared_verifier(library.docstore, library.bm25).index
+    passages = [Passage.from_chunk(c) for c in library.docstore.chunks_of("sn35.28")]
+    # "Ādittapariyāya" is the sutta's Pali title, in no segment; weighed as a missing word it sank every window.
+    # A window holding every other word of the question must count as holding all of it.
+    monkeypatch.setattr(cite, "GROUND_MIN_COVERAGE", 0.95)
+    quote = cite.best_quote("In the Ādittapariyāya Sutta, what is burning with greed?", passages, index)
+    assert quote is not None and quote.startswith("What the closest passage says: In SN 35.28 the text reads:")
+    assert "greed" in quote

@@ -12,3 +12,13 @@ def test_older_renderings_map_to_the_translations_words():
 def test_plain_words_are_untouched():
     assert words("bandits with two handles") == ["bandit", "two", "handle"]
     assert claim_tokens("the text says bandits sever limbs") == ["bandit", "sever", "limb"]
+
+
+def test_an_ing_form_meets_its_silent_e_stem():
+    from tools.evidence import _matches
+
+    segment = frozenset(words("Defilements given up by restraint, by living wisely, by taking care"))
+    for claim_word in ("giving", "live", "take"):
+        [token] = words(claim_word)
+        assert _matches(token, segment, frozenset()), claim_word
+    assert not _matches(words("burning")[0], segment, frozenset())
