@@ -27,6 +27,10 @@ system-deps:
 
 # torch is installed first with pip, which finds the CPU wheel on this machine's disk; an unpinned torch
 # pulled by another package would be a multi-GB CUDA build. uv then resolves the rest against constraints.txt.
+# llama.cpp is compiled for this CPU (-march=native), but never with AMX: some VMs advertise AMX tiles without
+# enabling their register state, and the first matrix multiply then dies with SIGSEGV (seen on Firecracker guests).
+export CMAKE_ARGS := -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
