@@ -13,7 +13,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from indexing.ids import parse_uid, uid_to_sutta_id
+from indexing.vocabulary import parse_uid, uid_to_sutta_id
 from indexing.settings import ScholarSettings
 from indexing.sources.suttacentral import is_translation_file
 

@@ -40,9 +40,10 @@ from chat.cite import passages_as_citations
 from chat.errors import ChatError
 from chat.rate_limit import SlidingWindowLimiter, retry_after_header
 from indexing.errors import IndexingError
-from indexing.ids import COLLECTION_NAMES, segment_ref
+from indexing.vocabulary import COLLECTIONS, segment_ref
 from indexing.settings import ScholarSettings
 from tools.errors import ToolError, UnknownReferenceError
+from tools.references import collection_code
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,6 @@ MAX_REF_CHARS = 64
 _MOUNT_NAME = "scholar-api"
 SSE_PING_S = 15.0
 KEEPALIVE = b": ping\n\n"
-COLLECTIONS = tuple(COLLECTION_NAMES)  # DN MN SN AN KN
-_BOOK_TO_COLLECTION = {"dhp": "KN"}
 
 
 # ---- auth and rate limiting --------------------------------------------------------------------------------
@@ -112,13 +111,10 @@ def _check_query(text: str, settings: ScholarSettings) -> str:
 def _check_collection(value: str | None) -> str | None:
     if value is None or not value.strip():
         return None
-    wanted = value.strip()
-    if wanted.lower() in _BOOK_TO_COLLECTION:
-        return _BOOK_TO_COLLECTION[wanted.lower()]
-    for code in COLLECTIONS:
-        if wanted.upper() == code:
-            return code
-    raise HTTPException(422, f"unknown collection {value!r}: use one of {', '.join(COLLECTIONS)} (or Dhp)")
+    code = collection_code(value)
+    if code is None:
+        raise HTTPException(422, f"unknown collection {value!r}: use one of {', '.join(COLLECTIONS)} (or a book, Dhp)")
+    return code
 
 
 def _describe_validation(errors: list[dict]) -> str:

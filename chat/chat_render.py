@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from chat.answer import Answer, Citation, ClaimVerdict, TraceStep
+from indexing.vocabulary import WARNING_ICON
 
 # Backslash, brackets and angle brackets are enough to make model text inert: no link, image, autolink or HTML
 # can be formed without them. Mapping char by char keeps the escape correct across streamed token boundaries.
@@ -20,7 +21,6 @@ _ANSWER_ESCAPES = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "<": "\\<
 # Corpus text is shown verbatim, so every Markdown metacharacter is neutralised (also `|` for table cells).
 _CORPUS_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
-UNSUPPORTED_MARK = "⚠️"
 FOLLOW_UP_LABEL_CHARS = 90
 
 
@@ -59,7 +59,7 @@ def render_answer(answer: Answer) -> str:
         parts.append(body)
     flagged = [v for v in answer.unsupported_claims if v.verdict != "supported"]
     if flagged:
-        notes = [f"> {UNSUPPORTED_MARK} **Not supported by the cited passages** — please check these:"]
+        notes = [f"> {WARNING_ICON} **Not supported by the cited passages** — please check these:"]
         for v in flagged:
             notes.append(f"> - “{escape_answer(_short(v.sentence, 160))}” — {escape_answer(_reason(v))}")
         parts.append("\n".join(notes))
@@ -80,9 +80,9 @@ def mark_unsupported(escaped_body: str, verdicts: Iterable[ClaimVerdict]) -> str
         if at < 0:
             continue
         end = at + len(target)
-        if escaped_body[end:end + len(UNSUPPORTED_MARK) + 1].strip().startswith(UNSUPPORTED_MARK):
+        if escaped_body[end:end + len(WARNING_ICON) + 1].strip().startswith(WARNING_ICON):
             continue
-        escaped_body = f"{escaped_body[:end]} {UNSUPPORTED_MARK}{escaped_body[end:]}"
+        escaped_body = f"{escaped_body[:end]} {WARNING_ICON}{escaped_body[end:]}"
     return escaped_body
 
 

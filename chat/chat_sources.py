@@ -10,7 +10,7 @@ import logging
 
 from chat.answer import Citation
 from chat.chat_render import passage_markdown
-from indexing.ids import segment_ref
+from indexing.vocabulary import segment_ref
 from tools.expander import expand
 from tools.passages import Passage
 

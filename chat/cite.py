@@ -11,19 +11,14 @@ import re
 from dataclasses import dataclass, field
 
 from chat.answer import Citation, ClaimVerdict
-from indexing.ids import segment_sort_key, sutta_id_to_uid
-from tools.citations import SUTTA_MENTION, CitationRef, find_citations, parse_bracket, split_sentences
+from indexing.vocabulary import PARTIAL_MARK, UNCITED_MARK, UNSUPPORTED_MARK, segment_distance, segment_key, sutta_id_to_uid
+from tools.citations import split_sentences
+from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
 from tools.passages import Passage
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
 
-UNSUPPORTED_MARK = "⚠ unsupported"
-PARTIAL_MARK = "⚠ partly unsupported"
-UNCITED_MARK = "⚠ uncited"
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,120})\]")
-_LOOKS_LIKE_REF = re.compile(r"\b(?:DN|MN|SN|AN|Dhp)\b|\d", re.IGNORECASE)
-ABSTAIN_SENTENCE = "I don't find this in the texts I have."
 _ABSTAIN = re.compile(
     r"\b(?:i )?(?:do not|don'?t|don’t|cannot|can'?t|can’t|could not|couldn'?t|did not|didn'?t) find (?:this|that|it|anything|any)"
     r"|\bnot (?:found|mentioned|covered|discussed) in the (?:texts|passages)|\bthe (?:texts|passages) (?:do not|don'?t) "
@@ -83,16 +78,16 @@ class CitationMap:
         if not ref.seg_start:
             return max(candidates, key=lambda p: p.scores.get("final", 0.0))
         doc_id = candidates[0].doc_id
-        key = segment_sort_key(f"{doc_id}:{ref.seg_start}")
+        key = segment_key(f"{doc_id}:{ref.seg_start}")
         for p in candidates:
             if p.segment_start and p.segment_end and \
-                    segment_sort_key(p.segment_start) <= key <= segment_sort_key(p.segment_end):
+                    segment_key(p.segment_start) <= key <= segment_key(p.segment_end):
                 return p
         # A segment of a retrieved sutta outside the retrieved chunks: fine if it exists (a lookup shows whole
         # openings); cite it against the nearest retrieved passage of that sutta.
         if self.docstore.segment(f"{doc_id}:{ref.seg_start}") is None:
             return None
-        return min(candidates, key=lambda p: abs(_first_num(p.segment_start) - _first_num(ref.seg_start)))
+        return min(candidates, key=lambda p: segment_distance(p.segment_start or "", ref.seg_start))
 
     def citation(self, ref: CitationRef, passage: Passage) -> Citation:
         excerpt, pali = passage.text, passage.pali
@@ -114,16 +109,8 @@ class CitationMap:
         )
 
     def _segments(self, doc_id: str, start: str, end: str):
-        lo, hi = segment_sort_key(f"{doc_id}:{start}"), segment_sort_key(f"{doc_id}:{end}")
-        return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_sort_key(s.seg_id) <= hi][:6]
-
-
-def _first_num(seg: str | None) -> float:
-    if not seg:
-        return 0.0
-    local = seg.partition(":")[2] or seg
-    m = re.match(r"(\d+)(?:\.(\d+))?", local)
-    return float(f"{m.group(1)}.{m.group(2) or 0}") if m else 0.0
+        lo, hi = segment_key(f"{doc_id}:{start}"), segment_key(f"{doc_id}:{end}")
+        return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_key(s.seg_id) <= hi][:6]
 
 
 def _clip(text: str, limit: int) -> str:
@@ -137,7 +124,7 @@ def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
 
     def fix(m: re.Match) -> str:
         inner = m.group(1)
-        if not _LOOKS_LIKE_REF.search(inner):
+        if not looks_like_citation(inner):
             return m.group(0)
         keep = []
         for ref in parse_bracket(inner):
@@ -147,7 +134,7 @@ def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
                 dropped.append(ref.raw)
         return f"[{'; '.join(keep)}]" if keep else ""
 
-    out = _BRACKET.sub(fix, text)
+    out = BRACKET.sub(fix, text)
     out = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
     return out, dropped
 
@@ -200,7 +187,7 @@ def auto_cite(text: str, cmap: CitationMap, verify, limit_suttas: int = 4) -> tu
 
 def _mentioned(text: str) -> list[str]:
     out = []
-    for m in SUTTA_MENTION.finditer(text):
+    for m in MENTION.finditer(text):
         refs = find_citations(f"[{m.group(0)}]")
         if refs and refs[0].ok and refs[0].sutta_id not in out:
             out.append(refs[0].sutta_id)
@@ -312,7 +299,7 @@ def _drop_refs(sentence_text: str, refs: set[str]) -> str:
     """The sentence without these references (as written); brackets left empty go too."""
     def fix(m: re.Match) -> str:
         inner = m.group(1)
-        if not _LOOKS_LIKE_REF.search(inner):
+        if not looks_like_citation(inner):
             return m.group(0)
         parsed = parse_bracket(inner)
         keep = [r.raw for r in parsed if r.raw not in refs]
@@ -320,7 +307,7 @@ def _drop_refs(sentence_text: str, refs: set[str]) -> str:
             return m.group(0)
         return f"[{'; '.join(keep)}]" if keep else ""
 
-    out = _BRACKET.sub(fix, sentence_text)
+    out = BRACKET.sub(fix, sentence_text)
     return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
 
 
@@ -376,8 +363,8 @@ def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> s
             continue  # already segment-precise: the model's choice stands
         if ref.seg_start and ref.seg_end:
             uid = sutta_id_to_uid(e.sutta_id)
-            lo, hi = segment_sort_key(f"{uid}:{ref.seg_start}"), segment_sort_key(f"{uid}:{ref.seg_end}")
-            if not lo <= segment_sort_key(f"{uid}:{e.seg_start}") <= hi:
+            lo, hi = segment_key(f"{uid}:{ref.seg_start}"), segment_key(f"{uid}:{ref.seg_end}")
+            if not lo <= segment_key(f"{uid}:{e.seg_start}") <= hi:
                 continue
         return sentence_text.replace(ref.raw, _display(e), 1)
     return sentence_text

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from indexing.text import fold
-from tools.references import find_references
-from tools.retriever import collection_hints
+from tools.references import collection_hints, find_references, without_book_names
 
 Mode = Literal["qa", "notes"]
 
@@ -138,7 +137,7 @@ def make_plan(
         topic = re.sub(re.escape(alias), " ", topic, flags=re.IGNORECASE)
     topic = re.sub(r"\s+", " ", topic).strip(" ?.,;:")
     has_subject = bool(plan.sutta_ids or plan.aliases) or _content_words(
-        _ANAPHORA.sub(" ", re.sub(r"\b(the )?(digha|majjhima|samyutta|anguttara|dhammapada)( nikaya)?\b", " ", folded))
+        _ANAPHORA.sub(" ", without_book_names(folded))
     ) > 3
     plan.follow_up = _follow_up_kind(folded, previous, has_subject)  # type: ignore[assignment]
     k = notes_k if plan.mode == "notes" else qa_k

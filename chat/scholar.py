@@ -28,6 +28,7 @@ from chat.errors import ChatError, user_message
 from chat.followups import fallback_followups, generate_followups
 from chat.planner import Plan, PreviousTurn, make_plan
 from indexing.settings import ScholarSettings
+from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolBudget, build_tools, render_passages
 from tools.passages import Passage
@@ -269,7 +270,7 @@ class Scholar:
                                  "listed below.", citations=cite.passages_as_citations(passages), status="failed",
                           error=error or "the language model gave no answer", **base)
         if cite.looks_like_abstention(draft):
-            return Answer(answer=cite.ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
+            return Answer(answer=ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
 
         t = time.perf_counter()
         cmap = cite.CitationMap(passages, self.library.docstore)
@@ -363,7 +364,7 @@ class Scholar:
         return None
 
     def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
-        text = cite.ABSTAIN_SENTENCE
+        text = ABSTAIN_SENTENCE
         if reason and reason.startswith("There is no"):
             text += " " + reason
         return Answer(

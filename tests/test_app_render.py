@@ -7,7 +7,6 @@ import re
 
 from chat.answer import Answer, Citation, ClaimVerdict, TraceStep
 from chat.chat_render import (
-    UNSUPPORTED_MARK,
     check_input,
     escape_answer,
     escape_corpus,
@@ -17,6 +16,7 @@ from chat.chat_render import (
     step_output,
     trace_json,
 )
+from indexing.vocabulary import WARNING_ICON
 
 HOSTILE = 'Burning <script>alert(1)</script> <img src=x onerror="alert(2)"> ![x](http://evil/x.png) [go](javascript:alert(3))'
 
@@ -67,12 +67,12 @@ def _answer(**kw) -> Answer:
 def test_render_marks_unsupported_sentence_with_reason_and_lists_sources():
     md = render_answer(_answer())
     first, flagged = md.split("\n\n")[0].split(". ", 1)
-    assert UNSUPPORTED_MARK not in first
-    assert flagged.rstrip().endswith(UNSUPPORTED_MARK)
+    assert WARNING_ICON not in first
+    assert flagged.rstrip().endswith(WARNING_ICON)
     assert "greed, hate and delusion" in md and "checked against SN 35.28:2.1" in md
     # citations stay as plain text names (Chainlit links element names), escaped brackets around them
     assert "\\[SN 35.28:1.3\\]" in md
-    assert md.count(UNSUPPORTED_MARK) == 2  # the inline mark and the note heading
+    assert md.count(WARNING_ICON) == 2  # the inline mark and the note heading
     assert "**Sources:** SN 35.28:1.3 · SN 35.28:2.1" in md
 
 

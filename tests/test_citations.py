@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tools.citations import find_citations, parse_ref, split_sentences, strip_citations
+from tools.citations import split_sentences
+from tools.references import find_citations, parse_ref, strip_citations
 
 
 def test_parse_forms():
@@ -53,3 +54,19 @@ def test_citation_on_its_own_after_a_sentence_joins_it():
     sentences = split_sentences("Form is like foam. [SN 22.95:9.1] Feeling is like a bubble. [SN 22.95:9.2]")
     assert [(s.plain, [c.raw for c in s.citations]) for s in sentences] == [
         ("Form is like foam.", ["SN 22.95:9.1"]), ("Feeling is like a bubble.", ["SN 22.95:9.2"])]
+
+
+def test_new_books_as_citations_parse_and_keep_their_display_ids():
+    refs = find_citations("Sleep softly [Thig 1.1:1.1–1.4]; the potter [Bu Pj 2:1.1.1; Kd 10:1.1.1] and [Bu Pm:2.1], "
+                          "the farmer [Snp 1.4:2.1, Ud 2.1].")
+    assert [(r.sutta_id, r.seg_start, r.seg_end, r.uid) for r in refs] == [
+        ("Thig 1.1", "1.1", "1.4", "thig1.1"),
+        ("Bu Pj 2", "1.1.1", None, "pli-tv-bu-vb-pj2"),
+        ("Kd 10", "1.1.1", None, "pli-tv-kd10"),
+        ("Bu Pm", "2.1", None, "pli-tv-bu-pm"),
+        ("Snp 1.4", "2.1", None, "snp1.4"),
+        ("Ud 2.1", None, None, "ud2.1"),
+    ]
+    r = parse_ref("bu pj 2:1.1.1–bu pj 2:1.1.5")
+    assert (r.sutta_id, r.seg_start, r.seg_end) == ("Bu Pj 2", "1.1.1", "1.1.5")
+    assert strip_citations("The potter took timber [Bu Pj 2:1.1.1].") == "The potter took timber."

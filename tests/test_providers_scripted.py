@@ -10,7 +10,8 @@ from llama_index.core.agent.react.types import ActionReasoningStep, ResponseReas
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.errors import LLMUnavailableError
-from chat.providers.rule_based import ABSTAIN, rule_based_reply, user_question
+from chat.providers.rule_based import rule_based_reply, user_question
+from indexing.vocabulary import ABSTAIN_SENTENCE
 from chat.providers.scripted import ScriptedLLM
 from prompts import load_prompt
 
@@ -99,7 +100,7 @@ def test_observations_of_earlier_turns_do_not_count():
 
 def test_no_cited_passage_means_abstaining():
     reply = rule_based_reply([SYSTEM, _user("Heart Sutra?"), _user("Observation: No passages found.")])
-    assert reply == f"Thought: I can answer.\nAnswer: {ABSTAIN}"
+    assert reply == f"Thought: I can answer.\nAnswer: {ABSTAIN_SENTENCE}"
 
 
 def test_direct_fallback_prompt_is_answered_without_react_format():

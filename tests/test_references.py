@@ -74,3 +74,63 @@ def test_range_and_uid_helpers():
     assert ref.uid == "sn12.104-114" and ref.is_range and ref.span() == (104, 114)
     assert parse_reference("Dhp 1-20").span() == (1, 20)
     assert parse_reference("what is MN 21 about") is None  # more than a reference
+
+
+@pytest.mark.parametrize(
+    "text, printed, uid",
+    [
+        ("Kp 5", "Kp 5", "kp5"),
+        ("Ud 2.1", "Ud 2.1", "ud2.1"),
+        ("ud2.1", "Ud 2.1", "ud2.1"),
+        ("Udāna 2.1", "Ud 2.1", "ud2.1"),
+        ("Iti 27", "Iti 27", "iti27"),
+        ("Itivuttaka 27", "Iti 27", "iti27"),
+        ("Snp 1.4", "Snp 1.4", "snp1.4"),
+        ("Sutta Nipāta 1.4", "Snp 1.4", "snp1.4"),
+        ("Thag 1.1", "Thag 1.1", "thag1.1"),
+        ("Theragāthā 16.8", "Thag 16.8", "thag16.8"),
+        ("Thig 1.1", "Thig 1.1", "thig1.1"),
+        ("Bu Pj 3", "Bu Pj 3", "pli-tv-bu-vb-pj3"),
+        ("bu pj 3", "Bu Pj 3", "pli-tv-bu-vb-pj3"),
+        ("BuPj3", "Bu Pj 3", "pli-tv-bu-vb-pj3"),
+        ("pli-tv-bu-vb-pj3", "Bu Pj 3", "pli-tv-bu-vb-pj3"),
+        ("Bu Ss 13", "Bu Ss 13", "pli-tv-bu-vb-ss13"),
+        ("Bu Pc 1", "Bu Pc 1", "pli-tv-bu-vb-pc1"),
+        ("Bi Pj 5", "Bi Pj 5", "pli-tv-bi-vb-pj5"),
+        ("Bu As 1-7", "Bu As 1-7", "pli-tv-bu-vb-as1-7"),
+        ("Pārājika 1", "Bu Pj 1", "pli-tv-bu-vb-pj1"),
+        ("Bhikkhunī Pārājika 5", "Bi Pj 5", "pli-tv-bi-vb-pj5"),
+        ("Kd 10", "Kd 10", "pli-tv-kd10"),
+        ("Khandhaka 10", "Kd 10", "pli-tv-kd10"),
+        ("Pvr 1", "Pvr 1", "pli-tv-pvr1"),
+        ("Pvr 1.1", "Pvr 1.1", "pli-tv-pvr1.1"),
+        ("Bu Pm", "Bu Pm", "pli-tv-bu-pm"),
+        ("bi pm", "Bi Pm", "pli-tv-bi-pm"),
+        ("Ud 2.1:1.1", "Ud 2.1:1.1", "ud2.1"),
+        ("Bu Pj 3:1.1.1", "Bu Pj 3:1.1.1", "pli-tv-bu-vb-pj3"),
+        ("pli-tv-bu-vb-pj1:5.1.1-5.1.4", "Bu Pj 1:5.1.1-5.1.4", "pli-tv-bu-vb-pj1"),
+        ("Thig 1.1:1.1–1.4", "Thig 1.1:1.1-1.4", "thig1.1"),
+        ("Bu Pm:2.1", "Bu Pm:2.1", "pli-tv-bu-pm"),
+    ],
+)
+def test_new_books_in_free_text_parse_and_print(text, printed, uid):
+    ref = parse_reference(text)
+    assert ref is not None, text
+    assert (str(ref), ref.uid, (ref.start, ref.end)) == (printed, uid, (0, len(text)))
+
+
+def test_new_forms_inside_a_question():
+    text = "Does Snp 1.4 agree with SN 7.11, and what do bu pj 2 and Kd 10 say? Read MN 21."
+    assert [str(r) for r in find_references(text)] == ["Snp 1.4", "SN 7.11", "Bu Pj 2", "Kd 10", "MN 21"]
+    assert find_references("the Pātimokkha and the pārājika rules") == []  # names without a number
+    assert [str(r) for r in find_references("Bhikkhunī Pārājika 5 and Pārājika 1")] == ["Bi Pj 5", "Bu Pj 1"]
+
+
+def test_collections_named_in_words_and_in_arguments():
+    from tools.references import collection_code, collection_hints
+
+    assert collection_hints("in the Long and the Middle Discourses") == ["DN", "MN"]
+    assert collection_hints("in the Sutta Nipāta") == ["KN"]
+    assert collection_hints("in the Khandhakas") == ["Kd"]
+    assert [collection_code(v) for v in ("MN", "mn", "Majjhima Nikāya", "Dhp", "kd", "Parivāra", "all", "", "XY")] == \
+        ["MN", "MN", "MN", "KN", "Kd", "Pvr", None, None, None]

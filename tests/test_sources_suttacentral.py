@@ -7,7 +7,7 @@ import pytest
 from conftest import translation_file
 
 from indexing.chunking import chunk_document
-from indexing.ids import segment_sort_key, uid_to_sutta_id
+from indexing.vocabulary import segment_key, uid_to_sutta_id
 from indexing.models import Chunk
 from indexing.pipeline import Indexes, ingest
 from indexing.sources.suttacentral import parse_file
@@ -46,7 +46,7 @@ def test_empty_segments_are_skipped_but_ranges_span_them(mini_corpus):
     doc = parse_file(translation_file(mini_corpus, "sutta/mn/mn10"))[0]
     refs = [u.ref for u in doc.units]
     assert "mn10:4.3" not in refs and "mn10:4.2" in refs and "mn10:4.4" in refs
-    key = segment_sort_key
+    key = segment_key
     spanning = [c for c in chunk_document(doc) if key(c.segment_start) <= key("mn10:4.3") <= key(c.segment_end)]
     assert len(spanning) == 1
     assert key(spanning[0].segment_start) <= key("mn10:4.2") and key("mn10:4.4") <= key(spanning[0].segment_end)

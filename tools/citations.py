@@ -1,87 +1,12 @@
-"""Inline citations in an answer (`[MN 21:20.1]`, `[SN 35.28]`, `[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`) and
-the answer's sentences, split so that each sentence keeps the citations that belong to it."""
+"""An answer's sentences, split so that each sentence keeps the citations that belong to it. The citations
+themselves (`[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`) are parsed by `tools.references`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from indexing.ids import BOOKS
-
-_PREFIXES = "|".join(sorted((canon for canon, _, _ in BOOKS.values()), key=len, reverse=True))
-# One reference: book, sutta number (maybe a range uid like 12.104-114), optional segment or segment range.
-_REF = re.compile(
-    rf"^(?P<book>{_PREFIXES})\.?\s*(?P<num>\d+(?:\.\d+)?(?:-\d+)?)"
-    r"(?::(?P<start>\d+(?:\.\d+)*)(?:\s*[–—-]\s*(?:(?P=book)\s*(?P=num):)?(?P<end>\d+(?:\.\d+)*))?)?$",
-    re.IGNORECASE,
-)
-# A bracket that is meant as a citation: it names a book or holds a digit. `[sic]` is left alone.
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,120})\]")
-_LOOKS_LIKE_REF = re.compile(rf"\b(?:{_PREFIXES})\b|\d", re.IGNORECASE)
-# Sutta IDs named in running text ("MN 20 says ..."): not citations, but not claim content either.
-SUTTA_MENTION = re.compile(rf"\b(?:{_PREFIXES})\.?\s*\d+(?:\.\d+)?(?:-\d+)?(?::\d+(?:\.\d+)*(?:[–-]\d+(?:\.\d+)*)?)?",
-                           re.IGNORECASE)
-
-
-@dataclass
-class CitationRef:
-    raw: str  # as written: "MN 21:3.1–3.4"
-    sutta_id: str | None = None  # canonical "MN 21"
-    seg_start: str | None = None  # local part "3.1"
-    seg_end: str | None = None
-    error: str | None = None  # why it does not parse
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.sutta_id is not None
-
-    @property
-    def uid(self) -> str | None:
-        if not self.sutta_id:
-            return None
-        prefix, _, num = self.sutta_id.partition(" ")
-        return f"{prefix.lower()}{num}"
-
-
-def _canonical_book(book: str) -> str:
-    for canon, _, _ in BOOKS.values():
-        if canon.lower() == book.lower():
-            return canon
-    return book
-
-
-def parse_ref(text: str) -> CitationRef:
-    raw = text.strip().rstrip(".,")
-    m = _REF.match(raw)
-    if not m:
-        return CitationRef(raw=raw, error="does not parse")
-    return CitationRef(
-        raw=raw,
-        sutta_id=f"{_canonical_book(m.group('book'))} {m.group('num')}",
-        seg_start=m.group("start"),
-        seg_end=m.group("end") or None,
-    )
-
-
-def parse_bracket(inner: str) -> list[CitationRef]:
-    refs = []
-    for part in re.split(r"[;,]|\band\b", inner):
-        if part.strip():
-            refs.append(parse_ref(part))
-    return refs
-
-
-def find_citations(text: str) -> list[CitationRef]:
-    refs: list[CitationRef] = []
-    for m in _BRACKET.finditer(text):
-        if _LOOKS_LIKE_REF.search(m.group(1)):
-            refs.extend(parse_bracket(m.group(1)))
-    return refs
-
-
-def strip_citations(text: str) -> str:
-    text = _BRACKET.sub(lambda m: "" if _LOOKS_LIKE_REF.search(m.group(1)) else m.group(0), text)
-    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
+from tools.references import BRACKET, CitationRef, find_citations, strip_citations
 
 
 @dataclass
@@ -105,7 +30,7 @@ _QUOTED = re.compile(r"“[^“”]{1,600}”")
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
     # A full stop inside a citation or a quotation does not end the sentence around it.
-    return [m.span() for m in _BRACKET.finditer(text)] + [m.span() for m in _QUOTED.finditer(text)]
+    return [m.span() for m in BRACKET.finditer(text)] + [m.span() for m in _QUOTED.finditer(text)]
 
 
 def split_sentences(text: str) -> list[Sentence]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexing.ids import segment_ref
+from indexing.vocabulary import segment_ref
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.text import fold, tokenize
 

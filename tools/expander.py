@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from indexing.ids import segment_ref
+from indexing.vocabulary import segment_ref
 from tools.errors import ToolError
 from tools.passages import Passage
 

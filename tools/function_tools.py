@@ -18,6 +18,7 @@ from llama_index.core.tools import FunctionTool
 from tools.errors import ToolError
 from tools.expander import expand
 from tools.passages import Passage
+from tools.references import collection_code
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -151,7 +152,7 @@ class CanonTools:
         from tools.retriever import search
 
         k = max(1, min(int(k or self.budget.k), 15))
-        coll = _collection_code(collection)
+        coll = collection_code(collection or "")
 
         def body():
             result = search(self.library, query, k=k, collection=coll)
@@ -187,8 +188,8 @@ class CanonTools:
 
     def _locate(self, ref: str) -> tuple[str, int]:
         """(doc_id, chunk_index) of the chunk holding a reference such as `MN 21:20.1` (or a chunk ID)."""
-        from indexing.ids import segment_sort_key, sutta_id_to_uid
-        from tools.citations import parse_ref
+        from indexing.vocabulary import segment_key, sutta_id_to_uid
+        from tools.references import parse_ref
 
         chunk = self.library.docstore.chunk(ref.strip())
         if chunk is not None:
@@ -209,13 +210,13 @@ class CanonTools:
         if not chunks:
             raise ToolError(f"{parsed.sutta_id} has no text in the index")
         if parsed.seg_start:
-            key = segment_sort_key(f"{doc.doc_id}:{parsed.seg_start}")
+            key = segment_key(f"{doc.doc_id}:{parsed.seg_start}")
             for c in chunks:
                 if c.segment_start and c.segment_end and \
-                        segment_sort_key(c.segment_start) <= key <= segment_sort_key(c.segment_end):
+                        segment_key(c.segment_start) <= key <= segment_key(c.segment_end):
                     return doc.doc_id, c.chunk_index
             for c in chunks:  # between chunks (a heading segment): the next chunk
-                if c.segment_start and segment_sort_key(c.segment_start) >= key:
+                if c.segment_start and segment_key(c.segment_start) >= key:
                     return doc.doc_id, c.chunk_index
         return doc.doc_id, chunks[0].chunk_index
 
@@ -230,17 +231,6 @@ class CanonTools:
             return [], text, text.splitlines()[0] if text else ""
 
         return self._run("verify_claims", {"draft": clip(draft, 300)}, body)
-
-
-def _collection_code(collection: str) -> str | None:
-    c = (collection or "").strip().upper()
-    if not c or c in ("ALL", "ANY", "NONE"):
-        return None
-    names = {"DIGHA": "DN", "MAJJHIMA": "MN", "SAMYUTTA": "SN", "ANGUTTARA": "AN", "DHAMMAPADA": "KN", "DHP": "KN"}
-    for word, code in names.items():
-        if word in c:
-            return code
-    return c if c in ("DN", "MN", "SN", "AN", "KN") else None
 
 
 # ---- argument schemas: what the model sees as each tool's signature ---------------------------------------------

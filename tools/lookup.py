@@ -10,7 +10,7 @@ import bisect
 import re
 from dataclasses import asdict, dataclass, field
 
-from indexing.ids import BOOKS, COLLECTION_NAMES, parse_uid, segment_ref
+from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref
 from indexing.stores.docstore import DocStore, DocumentRecord
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
@@ -44,7 +44,7 @@ class Catalog:
 
     def resolve(self, ref: Reference) -> list[str]:
         """Doc IDs holding the referenced sutta(s), in order; raises UnknownReferenceError with the valid range."""
-        label = BOOKS[ref.book][0]
+        label = BOOKS[ref.book].display
         rows = self.spans.get((ref.book, ref.group))
         if rows is None:
             if ref.group is not None and self.groups(ref.book):
@@ -73,7 +73,7 @@ class Catalog:
 
 
 def _unit(book: str) -> str:
-    return "saṁyutta" if book == "sn" else "nipāta"
+    return BOOKS[book].group_name or "group"
 
 
 @dataclass
@@ -141,7 +141,7 @@ def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: st
     segs = [s for s in library.docstore.segments(doc.doc_id) if s.seg_id and s.en.strip()]
     if wanted:
         inside = _in_range(doc.doc_id, wanted)
-        chosen = [s for s in segs if inside(_key(s.seg_id))][:MAX_SEGMENTS]
+        chosen = [s for s in segs if inside(segment_key(s.seg_id))][:MAX_SEGMENTS]
         if not chosen:
             first, last = segs[0].seg_id.partition(":")[2], segs[-1].seg_id.partition(":")[2]
             raise UnknownReferenceError(
@@ -184,7 +184,7 @@ def _several(library, query: str, ref: Reference, docs: list[DocumentRecord]) ->
     lo, hi = ref.span()
     return LookupResult(
         query=query,
-        sutta_id=f"{BOOKS[ref.book][0]} {ref.uid[len(ref.book):].replace('-', '–')}",
+        sutta_id=ref.sutta_id.replace("-", "–"),
         doc_ids=[d.doc_id for d in docs],
         title="; ".join(titles[:5]),
         title_pali="; ".join(dict.fromkeys(d.title_pali for d in docs if d.title_pali)),
@@ -204,24 +204,19 @@ def _in_range(doc_id: str, wanted: str):
     lo, _, hi = wanted.partition("-")
     if not re.fullmatch(r"\d+(\.\d+)*", lo) or (hi and not re.fullmatch(r"\d+(\.\d+)*", hi)):
         raise ToolError(f"segment range {wanted!r} should look like 3.1 or 3.1-3.5")
-    lo_key, hi_key = _key(lo), _key(hi or lo)
+    lo_key, hi_key = segment_key(lo), segment_key(hi or lo)
     return lambda key: key >= lo_key and (key <= hi_key or key[: len(hi_key)] == hi_key)
-
-
-def _key(seg_id: str) -> tuple[int, ...]:
-    """Numbers of a segment's local part: `mn21:3.10` -> (3, 10), so `3` is a prefix of every segment in 3."""
-    return tuple(int(n) for n in re.findall(r"\d+", seg_id.rpartition(":")[2]))
 
 
 def _covering_passages(library, doc_id: str, seg_ids: list[str]) -> list[Passage]:
     if not seg_ids:
         return []
-    keys = [_key(s) for s in seg_ids]
+    keys = [segment_key(s) for s in seg_ids]
     lo, hi = min(keys), max(keys)
     out = []
     for chunk in library.docstore.chunks_of(doc_id):
         if not chunk.segment_start or not chunk.segment_end:
             continue
-        if _key(chunk.segment_end) >= lo and _key(chunk.segment_start) <= hi:
+        if segment_key(chunk.segment_end) >= lo and segment_key(chunk.segment_start) <= hi:
             out.append(Passage.from_chunk(chunk))
     return out

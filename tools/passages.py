@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from indexing.ids import segment_ref
+from indexing.vocabulary import segment_ref
 from indexing.models import Chunk
 
 

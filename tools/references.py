@@ -1,9 +1,30 @@
-"""Sutta references inside free text: `MN 21`, `mn21`, `M 21`, `Majjhima Nikāya 21`, `S 35:28`, `Dhp 1-20`,
-`mn21:3.1-3.5`. Parsing only; whether the sutta exists is `tools.lookup`'s question.
+"""References to texts — in questions and tool arguments, and as citations in answers — with one grammar.
+
+A reference is a book, the text's number in the shape that book uses, and optionally a segment or segment range:
+
+- display IDs as SuttaCentral writes them, in any case, spaced or not: `MN 21`, `mn21`, `SN 35.28`, `AN 4.159`,
+  `Dhp 1-20`, `Kp 5`, `Ud 2.1`, `Iti 27`, `Snp 1.4`, `Thag 1.1`, `Thig 1.1`, `Bu Pj 3`, `bu pj 3`, `BuPj3`,
+  `Bi Pj 5`, `Bu Ss 13`, `Bu Pc 1`, `Kd 10`, `Pvr 1`, `Pvr 1.1`, `Bu Pm`, `Bi Pm`;
+- the SuttaCentral uid itself: `pli-tv-bu-vb-pj3`, `pli-tv-kd1`;
+- book names before the number: `Majjhima Nikāya 21`, `Middle Discourses 21`, `Saṁyutta 56.11`, `Sutta Nipāta 1.4`,
+  `Udāna 2.1`, `Itivuttaka 27`, `Theragāthā 1.1`, `Khandhaka 10`, `Parivāra 1`; a rule class by its Pali name is
+  the monks' rule (`Pārājika 1` = Bu Pj 1, as the commentaries use it), the nuns' with `Bhikkhunī` before it
+  (`Bhikkhunī Pārājika 5` = Bi Pj 5);
+- single capital letters for the four nikāyas with their exact number shape: `M 21`, `D 22`, `S 35:28`, `A 4.159`;
+- SN, AN and the grouped books take `.` or `:` between group and number (`S 35:28`); a segment follows a colon:
+  `MN 21:3.1`, `Ud 2.1:1.1`, `Bu Pj 3:1.1.1`; a segment range `MN 21:3.1-3.4`, `MN 21:3.1–MN 21:3.4`. Dhp takes no
+  segment in running text (`Dhp 1:2` is not a way readers write verses).
+
+Not references: a lower-case single letter (`a 4.5`), a number of the wrong shape (`DN 2.3`, `SN 35`), a
+quantity after a single-letter form (`A 4.5 rating`), and `an 8.5` written in lower case with a space (the
+English article far more often than the Aṅguttara).
+
+Citations in answers are references in square brackets, several to a bracket separated by `;`, `,` or `and`:
+`[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`. Inside a bracket the filters for running text do not
+apply (`[an 4.159]` is a citation). Parsing only: whether the text exists is `tools.lookup`'s question.
 
 Matching runs on folded text (diacritics stripped, lowercase) with a character map back to the original, so
-spans point into what the user typed. Single-letter abbreviations (`M 21`, `A 4.159`) are the risky ones in
-ordinary English ("a 4.5 rating"), so they must be upper case and have the exact number shape of their book.
+spans point into what the user typed.
 """
 
 from __future__ import annotations
@@ -11,45 +32,56 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexing.ids import BOOKS
 from indexing.text import fold
+from indexing.vocabulary import BOOKS, COLLECTIONS, Book, find_book, sutta_id_to_uid
 
 _DASH = r"[-\u2013\u2014]"
-_SEG = rf"(?P<seg>\d+(?:\.\d+)*(?:{_DASH}\d+(?:\.\d+)*)?)"
-# Book names as readers write them (already folded). Order matters: longer alternatives first.
-_NAMES = {
-    "dn": r"digha(?:\s+nikaya)?|long\s+discourses?",
-    "mn": r"majjhima(?:\s+nikaya)?|middle\s+discourses?",
-    "sn": r"samyutta(?:\s+nikaya)?|linked\s+discourses?",
-    "an": r"anguttara(?:\s+nikaya)?|numbered\s+discourses?",
-    "dhp": r"dhammapada(?:\s+verses?)?",
-}
-# The number shape each book uses: DN/MN/Dhp a plain number (Dhp may be a verse range), SN/AN group.number.
-_SHAPE = {
-    "dn": r"(?P<num>\d{1,3})(?![.\d])",
-    "mn": r"(?P<num>\d{1,3})(?![.\d])",
-    "dhp": rf"(?P<num>\d{{1,3}}(?:{_DASH}\d{{1,3}})?)(?![.\d])",
-    "sn": rf"(?P<grp>\d{{1,2}})[.:](?P<num>\d{{1,4}}(?:{_DASH}\d{{1,4}})?)(?![\d])",
-    "an": rf"(?P<grp>\d{{1,2}})[.:](?P<num>\d{{1,4}}(?:{_DASH}\d{{1,4}})?)(?![\d])",
-}
+# A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).
+_SEG = rf"(?P<seg>\d+(?:\.\d+)*(?:\s*{_DASH}\s*(?:[a-z][a-z .]{{0,12}}?\d+(?:\.\d+)?:)?\d+(?:\.\d+)*)?)"
+_RANGE = rf"(?:{_DASH}\d{{1,4}})?"
 # A quantity after the number means it was not a reference at all ("A 4.5 rating").
 _QUANTITY = re.compile(r"\s*(?:%|percent|per\s+cent|rating|stars?|points?|times|km|miles?|kg|hours?|minutes?|out\s+of)\b")
+# Single capital letters readers use for the four nikāyas.
+_SINGLE_LETTERS = {"dn": "d", "mn": "m", "sn": "s", "an": "a"}
 
 
-def _pattern(book: str, prefix: str) -> re.Pattern:
-    seg = rf"(?::{_SEG})?" if book != "dhp" else ""
-    return re.compile(rf"(?<![\w.]){prefix}\s*{_SHAPE[book]}{seg}(?![\w])")
+def _number(book: Book) -> str:
+    """The number shape of a book in running text; `(?!\\d|\\.\\d)` so `MN 21.` at a sentence end still counts."""
+    rng = _RANGE if book.ranges else ""
+    if book.numbering == "number":
+        return rf"(?P<num>\d{{1,3}}{rng})(?!\d|\.\d)"
+    if book.numbering == "group":
+        return rf"(?P<grp>\d{{1,2}})[.:](?P<num>\d{{1,4}}{rng})(?!\d|\.\d)"
+    if book.numbering == "optional-group":
+        return rf"(?:(?P<grp>\d{{1,2}})\.)?(?P<num>\d{{1,3}})(?!\d|\.\d)"
+    return r"(?P<num>)(?!\.?\s*\d)"  # Bu Pm, Bi Pm: the whole code, no number
 
 
-_LONG = [(book, _pattern(book, rf"(?:{BOOKS[book][0].lower()}|{_NAMES[book]})\.?")) for book in BOOKS]
-_SHORT = [(book, _pattern(book, letter)) for book, letter in (("dn", "d"), ("mn", "m"), ("sn", "s"), ("an", "a"))]
+def _display(book: Book) -> str:
+    # `Bu Pj` is also written `bu pj`, `BuPj` and `Bu. Pj.`; matched on folded (lower-case) text
+    return r"\.?\s*".join(re.escape(w.lower()) for w in book.display.split())
+
+
+def _prefixes(book: Book) -> str:
+    names = [_display(book), re.escape(book.uid), *(r"\s+".join(map(re.escape, n.split())) for n in book.names)]
+    return "|".join(sorted(set(names), key=len, reverse=True))
+
+
+def _pattern(book: Book, prefix: str) -> re.Pattern:
+    seg = rf"(?::{_SEG})?" if book.uid != "dhp" else ""
+    gap = r"\.?\s*" if book.numbering != "none" else ""
+    return re.compile(rf"(?<![\w.])(?:{prefix}){gap}{_number(book)}{seg}(?![\w])")
+
+
+_LONG = [(book, _pattern(book, _prefixes(book))) for book in BOOKS.values()]
+_SHORT = [(BOOKS[uid], _pattern(BOOKS[uid], letter)) for uid, letter in _SINGLE_LETTERS.items()]
 
 
 @dataclass(frozen=True)
 class Reference:
-    book: str  # uid prefix: dn mn sn an dhp
-    group: int | None  # saṁyutta / nipāta for SN and AN
-    number: str  # "21", "104-114", "1-20"
+    book: str  # uid prefix: mn, dhp, pli-tv-bu-vb-pj
+    group: int | None  # saṁyutta, nipāta, vagga or part, for the books that have them
+    number: str  # "21", "104-114", "1-20"; "" for a Pātimokkha
     segment: str | None  # "3.1" or "3.1-3.5"
     start: int
     end: int
@@ -61,13 +93,25 @@ class Reference:
 
     @property
     def sutta_id(self) -> str:
-        return f"{BOOKS[self.book][0]} {self.uid[len(self.book):]}"
+        display = BOOKS[self.book].display
+        rest = self.uid[len(self.book):]
+        return f"{display} {rest}" if rest else display
+
+    @property
+    def seg_start(self) -> str | None:
+        return self.segment.partition("-")[0] if self.segment else None
+
+    @property
+    def seg_end(self) -> str | None:
+        return self.segment.partition("-")[2] or None if self.segment else None
 
     @property
     def is_range(self) -> bool:
         return "-" in self.number
 
     def span(self) -> tuple[int, int]:
+        if not self.number:
+            return 0, 0
         lo, _, hi = self.number.partition("-")
         return int(lo), int(hi or lo)
 
@@ -87,39 +131,40 @@ def _folded_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def _norm_dash(s: str) -> str:
-    return re.sub(_DASH, "-", s)
+def _norm_segment(seg: str) -> str:
+    # `3.1 – mn 21:3.4` -> `3.1-3.4`
+    parts = re.split(rf"\s*{_DASH}\s*", seg, maxsplit=1)
+    return parts[0] if len(parts) == 1 else f"{parts[0]}-{parts[1].rpartition(':')[2]}"
+
+
+def _reference(book: Book, m: re.Match, start: int, end: int, text: str) -> Reference:
+    group = m.group("grp") if "grp" in m.groupdict() else None
+    seg = m.group("seg") if "seg" in m.groupdict() else None
+    return Reference(book.uid, int(group) if group else None, re.sub(_DASH, "-", m.group("num")),
+                     _norm_segment(seg) if seg else None, start, end, text)
 
 
 def find_references(text: str) -> list[Reference]:
-    """Every sutta reference in `text`, in order of appearance, without overlaps."""
+    """Every reference in `text`, in order of appearance, without overlaps (the longest where two overlap)."""
     folded, where = _folded_with_map(text)
+    candidates = [(m.start(), -(m.end() - m.start()), short, book, m)
+                  for short, patterns in ((False, _LONG), (True, _SHORT))
+                  for book, pattern in patterns for m in pattern.finditer(folded)]
     found: list[Reference] = []
     taken: list[tuple[int, int]] = []
-
-    def add(book: str, m: re.Match, short: bool) -> None:
-        s, e = m.span()
+    for s, _, short, book, m in sorted(candidates, key=lambda c: c[:3]):
+        e = m.end()
         if any(s < te and ts < e for ts, te in taken):
-            return
+            continue
         start, end = where[s], where[e]
         original = text[start:end]
         if short:
             if not original[:1].isupper() or _QUANTITY.match(folded, e):
-                return
-        elif book == "an" and original[:2] == "an" and original[2:3].isspace():
-            return  # lower-case "an 8.5" is the English article far more often than a citation
-        group = int(m.group("grp")) if "grp" in m.groupdict() and m.group("grp") else None
-        seg = m.groupdict().get("seg")
-        found.append(Reference(book, group, _norm_dash(m.group("num")), _norm_dash(seg) if seg else None,
-                               start, end, original))
+                continue
+        elif book.uid == "an" and original[:2] == "an" and original[2:3].isspace():
+            continue  # lower-case "an 8.5" is the English article far more often than a citation
+        found.append(_reference(book, m, start, end, original))
         taken.append((s, e))
-
-    for book, pattern in _LONG:
-        for m in pattern.finditer(folded):
-            add(book, m, short=False)
-    for book, pattern in _SHORT:
-        for m in pattern.finditer(folded):
-            add(book, m, short=True)
     found.sort(key=lambda r: r.start)
     return found
 
@@ -130,3 +175,122 @@ def parse_reference(text: str) -> Reference | None:
     if len(refs) == 1 and len(re.sub(r"[\W_]", "", text.replace(refs[0].text, ""))) == 0:
         return refs[0]
     return None
+
+
+# ---- citations in answers ----------------------------------------------------------------------------------------
+@dataclass
+class CitationRef:
+    raw: str  # as written: "MN 21:3.1–3.4"
+    sutta_id: str | None = None  # the display ID: "MN 21", "Bu Pj 2"
+    seg_start: str | None = None  # local part "3.1"
+    seg_end: str | None = None
+    error: str | None = None  # why it does not parse
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.sutta_id is not None
+
+    @property
+    def uid(self) -> str | None:
+        return sutta_id_to_uid(self.sutta_id) if self.sutta_id else None
+
+
+def parse_ref(text: str) -> CitationRef:
+    """One citation (`MN 21:3.1–3.4`, `Bu Pj 2:1.1.1`); the whole text must be the reference."""
+    raw = text.strip().rstrip(".,")
+    folded, where = _folded_with_map(raw)
+    for book, pattern in [*_LONG, *_SHORT]:
+        m = pattern.fullmatch(folded)
+        if m:
+            ref = _reference(book, m, 0, len(raw), raw)
+            return CitationRef(raw=raw, sutta_id=ref.sutta_id, seg_start=ref.seg_start, seg_end=ref.seg_end)
+    return CitationRef(raw=raw, error="does not parse")
+
+
+def _prefix_words() -> str:
+    words = [r"\s*".join(map(re.escape, b.display.split())) for b in BOOKS.values()]
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+# A bracket that is meant as a citation: it names a book or holds a digit. `[sic]` is left alone.
+BRACKET = re.compile(r"\[([^\[\]\n]{1,120})\]")
+_LOOKS_LIKE_REF = re.compile(rf"\b(?:{_prefix_words()})\b|\d", re.IGNORECASE)
+# Display IDs named in running text ("MN 20 says ..."): not citations, but not claim content either.
+_NUMBERED = "|".join(r"\s*".join(map(re.escape, b.display.split())) for b in BOOKS.values() if b.numbering != "none")
+_UNNUMBERED = "|".join(r"\s*".join(map(re.escape, b.display.split())) for b in BOOKS.values() if b.numbering == "none")
+MENTION = re.compile(
+    rf"\b(?:(?:{_NUMBERED})\.?\s*\d+(?:\.\d+)?(?:{_DASH}\d+)?|(?:{_UNNUMBERED})\b)"
+    rf"(?::\d+(?:\.\d+)*(?:{_DASH}\d+(?:\.\d+)*)?)?",
+    re.IGNORECASE,
+)
+
+
+def looks_like_citation(inner: str) -> bool:
+    """Whether the inside of a bracket is meant as a citation (it names a book or holds a digit)."""
+    return bool(_LOOKS_LIKE_REF.search(inner))
+
+
+def parse_bracket(inner: str) -> list[CitationRef]:
+    refs = []
+    for part in re.split(r"[;,]|\band\b", inner):
+        if part.strip():
+            refs.append(parse_ref(part))
+    return refs
+
+
+def find_citations(text: str) -> list[CitationRef]:
+    refs: list[CitationRef] = []
+    for m in BRACKET.finditer(text):
+        if looks_like_citation(m.group(1)):
+            refs.extend(parse_bracket(m.group(1)))
+    return refs
+
+
+def strip_citations(text: str) -> str:
+    text = BRACKET.sub(lambda m: "" if looks_like_citation(m.group(1)) else m.group(0), text)
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
+
+
+# ---- collections named in words ----------------------------------------------------------------------------------
+_COLLECTION_HINTS = {code: re.compile(r"\b(?:" + "|".join(c.hints) + r")\b") for code, c in COLLECTIONS.items()}
+# "in the Long and the Middle Discourses": a bare adjective shares the noun of the hint after it.
+_ADJ = {c.english.split()[0].lower(): code for code, c in COLLECTIONS.items() if c.english.endswith("Discourses")}
+_SHARED_NOUN = re.compile(rf"\b({'|'.join(_ADJ)})\s+(?:and|or)\s+(?:the\s+)?({'|'.join(_ADJ)})\s+discourses")
+
+
+def collection_hints(text: str) -> list[str]:
+    """Collections named in words ("in the Long and the Middle Discourses" -> ["DN", "MN"]), in code order."""
+    folded = fold(text)
+    found = {c for c, rx in _COLLECTION_HINTS.items() if rx.search(folded)}
+    for m in _SHARED_NOUN.finditer(folded):
+        found.update(_ADJ[adj] for adj in m.groups())
+    return [c for c in _COLLECTION_HINTS if c in found]
+
+
+def collection_code(value: str) -> str | None:
+    """The collection an argument names: its code in any case (`MN`, `kd`), a book in it (`Dhp` -> KN), or its
+    name (`Majjhima Nikāya`); None when it names none or several."""
+    text = value.strip()
+    if not text:
+        return None
+    for code in COLLECTIONS:
+        if text.lower() == code.lower():
+            return code
+    book = find_book(text)
+    if book is not None:
+        return book.collection
+    found = collection_hints(text)
+    return found[0] if len(found) == 1 else None
+
+
+_BOOK_NAMES = re.compile(
+    r"\b(?:the\s+)?(?:"
+    + "|".join(sorted({re.escape(fold(b.pali).removesuffix(" nikaya")) for b in BOOKS.values()
+                       if b.basket == "sutta"}, key=len, reverse=True))
+    + r")(?:\s+nikaya)?\b"
+)
+
+
+def without_book_names(folded: str) -> str:
+    """Folded text with the sutta books' Pali names taken out ("the Majjhima Nikāya"): what is left is the topic."""
+    return _BOOK_NAMES.sub(" ", folded)

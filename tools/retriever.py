@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexing.ids import sutta_id_to_uid
+from indexing.vocabulary import sutta_id_to_uid
 from indexing.models import Chunk
 from indexing.text import STOPWORDS, fold
 from tools.aliases import STRONG
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
-from tools.references import find_references
+from tools.references import collection_hints, find_references
 
 log = logging.getLogger(__name__)
 
@@ -43,27 +43,8 @@ QUERY_NOISE = frozenset(
     tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
     canon pali find show give""".split()
 )
-_COLLECTION_HINTS = {
-    "DN": re.compile(r"\b(?:digha|long discourses?)\b"),
-    "MN": re.compile(r"\b(?:majjhima|middle(?:[- ]length)? discourses?)\b"),
-    "SN": re.compile(r"\b(?:samyutta|linked discourses?|connected discourses?)\b"),
-    "AN": re.compile(r"\b(?:anguttara|numbered discourses?|gradual sayings)\b"),
-    "KN": re.compile(r"\b(?:dhammapada|khuddaka|minor collection)\b"),
-}
-# "in the Long and the Middle Discourses": a bare adjective shares the noun of the hint after it.
-_SHARED_NOUN = re.compile(r"\b(long|middle|linked|numbered)\s+(?:and|or)\s+(?:the\s+)?(long|middle|linked|numbered)\s+discourses")
-_ADJ = {"long": "DN", "middle": "MN", "linked": "SN", "numbered": "AN"}
 _WORD = re.compile(r"\w+")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
-
-
-def collection_hints(text: str) -> list[str]:
-    """Collections named in words ("in the Long and the Middle Discourses" -> ["DN", "MN"]), in code order."""
-    folded = fold(text)
-    found = {c for c, rx in _COLLECTION_HINTS.items() if rx.search(folded)}
-    for m in _SHARED_NOUN.finditer(folded):
-        found.update(_ADJ[adj] for adj in m.groups())
-    return [c for c in _COLLECTION_HINTS if c in found]
 
 
 @dataclass

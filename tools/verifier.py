@@ -16,7 +16,8 @@ from typing import Literal
 
 from indexing.stores.docstore import DocStore
 from indexing.text import tokenize
-from tools.citations import SUTTA_MENTION, CitationRef, Sentence, find_citations, split_sentences
+from tools.citations import Sentence, split_sentences
+from tools.references import MENTION, CitationRef, find_citations
 from tools.claim_checks import name_check, names, negation_check, number_check
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
@@ -280,7 +281,7 @@ class ClaimVerifier:
         """Each reference of a pointer sentence must hold the claim it points back to, on its own."""
         refs = list(sentence.citations)
         seen = {r.sutta_id for r in refs}
-        for m in SUTTA_MENTION.finditer(sentence.plain):
+        for m in MENTION.finditer(sentence.plain):
             found = find_citations(f"[{m.group(0)}]")
             if found and found[0].ok and found[0].sutta_id not in seen:
                 seen.add(found[0].sutta_id)
@@ -443,7 +444,7 @@ def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
 
 
 def _strip_framing(text: str) -> str:
-    return SUTTA_MENTION.sub("", text)
+    return MENTION.sub("", text)
 
 
 def split_parts(text: str) -> list[str]:
@@ -487,7 +488,7 @@ def _drop_preamble(sentence: Sentence) -> Sentence:
 def is_pointer(sentence: Sentence) -> bool:
     """"This is found in [A], [B]" or "See also SN 15.4": references, and no words that claim anything."""
     plain = sentence.plain
-    if not sentence.citations and not SUTTA_MENTION.search(plain):
+    if not sentence.citations and not MENTION.search(plain):
         return False
     if plain.strip().endswith("?"):
         return False

@@ -67,7 +67,7 @@ def score_answer(row: dict, answer: Answer) -> dict:
 
 def _flagged_citations(answer: Answer) -> int:
     """Citations used only in sentences the verifier marked as unsupported."""
-    from chat.cite import PARTIAL_MARK, UNSUPPORTED_MARK
+    from indexing.vocabulary import PARTIAL_MARK, UNSUPPORTED_MARK
     from tools.citations import split_sentences
 
     good: set[str] = set()

@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from indexing.settings import ScholarSettings
-from tools.citations import find_citations
+from tools.references import find_citations
 from tools.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ def _expected_location(claim: dict) -> set[str]:
     cited = {c.lower() for c in claim.get("cited", [])}
     found = {m.group(0) for m in re.finditer(r"\b(?:DN|MN|SN|AN|Dhp) \d+(?:\.\d+)?(?:-\d+)?", claim.get("note", ""))}
     found |= {m.group(0) for m in re.finditer(r"\b(?:dn|mn|sn|an|dhp)\d+(?:\.\d+)?(?=:)", claim.get("note", ""))}
-    from indexing.ids import uid_to_sutta_id
+    from indexing.vocabulary import uid_to_sutta_id
 
     out = set()
     for f in found:

@@ -15,12 +15,10 @@ from typing import Sequence
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from indexing.text import tokenize
+from indexing.vocabulary import ABSTAIN_SENTENCE
+from tools.references import MENTION
 
-ABSTAIN = "I don't find this in the texts I have."
 _REF_LINE = re.compile(r"\[([^\[\]\n]*\d[^\[\]\n]*)\]\s*(.*)")
-_BARE_REF = re.compile(
-    r"\b((?:DN|MN|SN|AN|Dhp|Snp|Ud|Iti|Thag|Thig|Kp)\s?\d+(?:\.\d+)*(?::\d+(?:\.\d+)*(?:[–-]\d+(?:\.\d+)*)?)?)\b"
-)
 _NOTES = re.compile(r"^\s*\(Notes?:.*\)\s*$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
 
@@ -70,9 +68,9 @@ def first_cited_passage(text: str) -> tuple[str, str] | None:
             body = match.group(2).strip()
             title, sep, rest = body.partition(": ")
             return match.group(1).strip(), (rest if sep and len(title) < 80 else body).strip()
-    match = _BARE_REF.search(text)
+    match = MENTION.search(text)
     if match:
-        return match.group(1), text[match.end():].strip(" :—-\n")
+        return match.group(0), text[match.end():].strip(" :—-\n")
     return None
 
 
@@ -90,7 +88,7 @@ def answer_from(observations: Sequence[str]) -> str:
         if found and found[1]:
             ref, passage = found
             return f'According to [{ref}], "{excerpt(passage)}"'
-    return ABSTAIN
+    return ABSTAIN_SENTENCE
 
 
 def _overlap(claim: str, evidence: str) -> float:

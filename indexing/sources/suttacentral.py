@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexing.errors import SourceError
-from indexing.ids import parse_uid
+from indexing.vocabulary import parse_uid
 from indexing.models import SourceDocument, Unit
 
 log = logging.getLogger(__name__)
