@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from indexing.cards import refresh_cards
 from indexing.chunking import chunk_document
 from indexing.embeddings import build_embed_model, embed_model_name
 from indexing.errors import IndexingError, SourceError
 from indexing.models import Chunk, SourceDocument
+from indexing.pali_index import needs_rebuild as pali_needs_rebuild, rebuild_pali_index
 from indexing.settings import ScholarSettings
 from indexing.sources.router import Reader, content_hash, discover
 from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
@@ -57,13 +59,16 @@ class IngestReport:
     docstore_seconds: float = 0.0
     bm25_seconds: float = 0.0
     bm25_rebuilt: bool = False
+    cards_embedded: int = 0
+    cards_seconds: float = 0.0
 
     def summary(self) -> str:
         rate = self.chunks_written / self.seconds if self.seconds else 0.0
         return (
             f"{self.files_seen} files: {self.files_ingested} ingested, {self.files_unchanged} unchanged, "
             f"{len(self.skipped)} skipped, {self.files_removed} removed; {self.chunks_written} chunks written "
-            f"({rate:.1f}/s), {self.chunks_removed} removed; {self.seconds:.1f}s (embedding {self.embed_seconds:.1f}s)"
+            f"({rate:.1f}/s), {self.chunks_removed} removed; {self.cards_embedded} sutta cards embedded; "
+            f"{self.seconds:.1f}s (embedding {self.embed_seconds:.1f}s)"
         )
 
 
@@ -144,11 +149,13 @@ def ingest(
         report.files_removed += 1
         report.chunks_removed += len(removed)
 
+    model = embed_model
     if todo:
         model = embed_model or build_embed_model(settings)
         _process(todo, settings, indexes, model, report, progress)
 
-    if todo or gone or dirty or indexes.bm25.stored_tokenizer() != TOKENIZER_ID:
+    if todo or gone or dirty or indexes.bm25.stored_tokenizer() != TOKENIZER_ID \
+            or pali_needs_rebuild(settings.index_dir):
         _reconcile(indexes, report)
         t0 = time.perf_counter()
         _rebuild_bm25(indexes)
@@ -156,6 +163,10 @@ def ingest(
         report.bm25_rebuilt = True
     store.set_info(DIRTY_KEY, False)
     store.set_info("embed_model", model_name)
+    # Sutta cards are derived from the documents: only new and changed ones are embedded.
+    cards = refresh_cards(settings, store, lambda: model or build_embed_model(settings),
+                          docs_changed=bool(todo or gone or dirty))
+    report.cards_embedded, report.cards_seconds = cards.embedded, cards.seconds
     report.seconds = time.perf_counter() - started
     store.set_info("last_ingest", {"at": now(), "summary": report.summary()})
     log.info("ingest: %s", report.summary())
@@ -273,3 +284,4 @@ def _rebuild_bm25(indexes: Indexes) -> None:
     items = [(c.chunk_id, c.embedding_text()) for c in indexes.docstore.iter_chunks()]
     indexes.bm25.build(items)
     indexes.bm25.save()
+    rebuild_pali_index(indexes.docstore, indexes.settings.index_dir)

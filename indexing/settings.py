@@ -22,6 +22,15 @@ class ScholarSettings(BaseSettings):
         description="Files or folders to ingest (SuttaCentral bilara tree, PDF, Markdown, CSV, text).",
     )
     nicknames_csv: Path = Field(default=_SHARED / "corpus" / "nicknames.csv")
+    titles_csv: Path = Field(
+        default=_REPO / "indexing" / "data" / "other_titles.csv",
+        description="Well-known titles from other translations (alias,sutta_id,translator,source); names on cards "
+        "and aliases.",
+    )
+    bridges_file: Path = Field(
+        default=_REPO / "tools" / "data" / "bridges.toml",
+        description="Vocabulary bridges: older-translation and Pali words -> Sujato's, used at query time.",
+    )
     index_dir: Path = Field(default=_REPO / "var" / "index", description="Docstore, BM25, Chroma and manifest.")
     ocr_cache_dir: Path | None = Field(default=None, description="Defaults to <index_dir>/ocr-cache.")
 
@@ -53,6 +62,13 @@ class ScholarSettings(BaseSettings):
     bm25_weight: float = 1.0
     dense_weight: float = 0.5
     rrf_k: int = 30
+    # Sutta cards (indexing/cards.py) found by BM25 and densely lend a sutta's score to its best passage; words
+    # bridged from other translations count `bridge_weight` of the reader's own; Pali words search the Pali root.
+    card_bm25_weight: float = 0.5
+    card_dense_weight: float = 0.5
+    card_name_weight: float = 0.25
+    pali_weight: float = 1.0
+    bridge_weight: float = 0.5
     mmr_lambda: float = 0.75
     reranker: Literal["none", "cross-encoder", "llm"] = "none"
     reranker_model: str = ""

@@ -11,7 +11,9 @@ def _ingest(settings, corpus, embed):
 
 def test_second_run_on_unchanged_corpus_embeds_nothing_and_changes_nothing(settings, mini_corpus, fake_embed, index_state):
     first = _ingest(settings, mini_corpus, fake_embed)
-    assert first.files_ingested == 5 and first.chunks_written == fake_embed.texts_embedded > 0
+    assert first.files_ingested == 5 and first.chunks_written > 0
+    # chunks, then each sutta card twice: the card and its name alone
+    assert first.chunks_written + 2 * first.cards_embedded == fake_embed.texts_embedded
     before = index_state(settings)
     bm25_mtime = (settings.index_dir / "bm25" / "ids.json").stat().st_mtime_ns
 
@@ -41,7 +43,8 @@ def test_changed_file_replaces_its_chunks_everywhere(settings, mini_corpus, fake
 
     new_mn10 = {cid for cid, c in after["chunks"].items() if c["doc_id"] == "mn10"}
     assert report.files_ingested == 1 and report.files_unchanged == 4
-    assert fake_embed.texts_embedded == len(new_mn10)  # only the changed file was embedded
+    # only the changed file was embedded, and at most its own card (the edit lies past the card's opening lines)
+    assert report.cards_embedded == 0 and fake_embed.texts_embedded == len(new_mn10)
     assert edited not in after["chunks"] and edited not in after["chroma"] and edited not in after["bm25"]
     assert any("completely rewritten" in after["chunks"][cid]["text"] for cid in new_mn10)
     # the untouched chunks of the changed file and every other file's chunks keep their IDs

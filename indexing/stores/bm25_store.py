@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +32,12 @@ class BM25Hit:
 
 
 class BM25Store:
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, tokenizer_id: str = TOKENIZER_ID,
+                 analyzer: Callable[[str], list[str]] = tokenize):
+        # Other indexes (the Pali of each chunk, sutta cards) reuse the store with their own analyzer and ID.
         self.directory = Path(directory)
+        self.tokenizer_id = tokenizer_id
+        self.analyzer = analyzer
         self._bm25: bm25s.BM25 | None = None
         self._ids: list[str] = []
 
@@ -43,7 +48,7 @@ class BM25Store:
     def build(self, items: list[tuple[str, str]]) -> None:
         """items: (chunk_id, searchable text). Rebuilt whole: ~11k chunks index in a couple of seconds."""
         self._ids = [cid for cid, _ in items]
-        corpus_tokens = [tokenize(text) or ["_empty_"] for _, text in items]
+        corpus_tokens = [self.analyzer(text) or ["_empty_"] for _, text in items]
         model = bm25s.BM25()
         if corpus_tokens:
             model.index(corpus_tokens, show_progress=False)
@@ -57,7 +62,7 @@ class BM25Store:
             self._bm25.save(str(self.directory), show_progress=False)
         (self.directory / "ids.json").write_text(json.dumps(self._ids))
         # written last: its presence with the current ID is what marks the index as complete
-        (self.directory / "tokenizer.json").write_text(json.dumps({"tokenizer": TOKENIZER_ID}))
+        (self.directory / "tokenizer.json").write_text(json.dumps({"tokenizer": self.tokenizer_id}))
 
     def stored_tokenizer(self) -> str | None:
         """The tokenizer the persisted index was built with; None when there is no index."""
@@ -73,10 +78,10 @@ class BM25Store:
         found = self.stored_tokenizer()
         if found is None:
             raise IndexingError(f"no BM25 index at {self.directory}: run `scholar ingest`")
-        if found != TOKENIZER_ID:
+        if found != self.tokenizer_id:
             raise IndexingError(
                 f"BM25 index at {self.directory} was built with tokenizer {found!r}, this code uses "
-                f"{TOKENIZER_ID!r}: re-run `scholar ingest` to rebuild it"
+                f"{self.tokenizer_id!r}: re-run `scholar ingest` to rebuild it"
             )
         self._ids = json.loads((self.directory / "ids.json").read_text())
         self._bm25 = bm25s.BM25.load(str(self.directory), show_progress=False, mmap=False) if self._ids else None
@@ -85,10 +90,17 @@ class BM25Store:
     def search(self, query: str, k: int = 20, allowed: set[str] | None = None) -> list[BM25Hit]:
         if not self.ready:
             return []
-        tokens = [t for t in tokenize(query) if t in self._vocab()]
+        tokens = [t for t in self.analyzer(query) if t in self._vocab()]
         if not tokens:
             return []
-        scores = self._bm25.get_scores(tokens)
+        return self._top(self._bm25.get_scores(tokens), k, allowed)
+
+    def search_weighted(self, weights: dict[str, float], k: int = 20, allowed: set[str] | None = None) -> list[BM25Hit]:
+        """Like `search`, for already-analyzed tokens with a weight each (see `weighted_scores`)."""
+        scores = self.weighted_scores(weights)
+        return [] if scores is None else self._top(scores, k, allowed)
+
+    def _top(self, scores: np.ndarray, k: int, allowed: set[str] | None) -> list[BM25Hit]:
         if allowed is not None:
             mask = np.fromiter((cid in allowed for cid in self._ids), dtype=bool, count=len(self._ids))
             scores = np.where(mask, scores, 0.0)
@@ -96,6 +108,29 @@ class BM25Store:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [BM25Hit(self._ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+    @property
+    def ids(self) -> list[str]:
+        return self._ids
+
+    def weighted_scores(self, weights: dict[str, float]) -> "np.ndarray | None":
+        """BM25 scores of every indexed item for already-analyzed tokens, each token's contribution multiplied by
+        its weight (a bridged synonym counts less than the reader's own word); None when no token is known."""
+        if not self.ready:
+            return None
+        vocab = self._vocab()
+        known = [(vocab[t], w) for t, w in weights.items() if t in vocab and w]
+        if not known:
+            return None
+        data, indptr, indices = (self._bm25.scores[k] for k in ("data", "indptr", "indices"))
+        scores = np.zeros(len(self._ids), dtype=np.float32)
+        for tid, w in known:
+            lo, hi = indptr[tid], indptr[tid + 1]
+            scores[indices[lo:hi]] += w * data[lo:hi]  # one posting per item and token: no repeated indices
+        return scores
+
+    def vocabulary(self) -> dict[str, int]:
+        return self._vocab() if self.ready else {}
 
     def document_frequency(self, token: str) -> tuple[int, int]:
         """(chunks containing this already-tokenized word, all chunks); (0, 0) when there is no index."""

@@ -209,6 +209,13 @@ class DocStore:
         rows = self._query("SELECT * FROM segments WHERE doc_id=? ORDER BY ord", (doc_id,))
         return [SegmentRecord(*r) for r in rows]
 
+    def opening_and_heading_segments(self, first: int) -> list[SegmentRecord]:
+        """The first `first` segments of every document and every section heading (`*.0`), by document and order:
+        what a sutta card is made of, read in one pass instead of one query per document."""
+        rows = self._query("SELECT * FROM segments WHERE ord < ? OR (seg_id LIKE '%.0' AND length(en) < 160) "
+                           "ORDER BY doc_id, ord", (first,))
+        return [SegmentRecord(*r) for r in rows]
+
     def segment(self, seg_id: str) -> SegmentRecord | None:
         rows = self._query("SELECT * FROM segments WHERE seg_id=?", (seg_id,))
         return SegmentRecord(*rows[0]) if rows else None

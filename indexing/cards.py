@@ -1,0 +1,326 @@
+"""Sutta cards: one short record per document saying what the text is as a whole, built at ingest.
+
+A reader often asks about a sutta as a whole ("the discourse on the worldly conditions", "the one where a dog is
+tied to a post") in words no single passage repeats; the words are in its title, its blurb, its well-known names,
+its section headings or its first lines. A card gathers those fields:
+
+- title (English and Pali) — the document's own, or for a text inside a range file that carries its title as a
+  `N. Title` heading (AN 2.1–10), that heading; never the name of the chapter the file is filed under;
+- names — well-known names from the nicknames CSV and the other-translations titles table, and the data's own;
+- chapter — the saṁyutta / nipāta / vagga it sits in; headings — its section headings;
+- blurb — SuttaCentral's one-paragraph summary; opening — its first lines in English and Pali, stock lines
+  ("So I have heard", "At one time the Buddha was staying near Sāvatthī …") skipped, found as lines that open
+  many documents, so the rule holds for any book the docstore holds.
+
+Cards are indexed twice: BM25 over field-weighted tokens (a field counts by repetition, as BM25F-style weighting
+does: titles and names weigh most) and densely (one vector per card, in its own Chroma collection). Both are kept
+incrementally: a card is re-embedded only when its content digest changes; the BM25 side is rebuilt whole when
+anything changed (a few thousand short texts, well under a second).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexing.embeddings import embed_model_name
+from indexing.settings import ScholarSettings
+from indexing.stores.bm25_store import BM25Store
+from indexing.stores.chroma_store import ChromaStore
+from indexing.stores.docstore import DocStore, DocumentRecord, SegmentRecord
+from indexing.text import fold
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+log = logging.getLogger(__name__)
+
+CARD_VERSION = "cards-v2"
+OPENING_SEGMENTS = 40  # segments read per document to find its first non-stock lines
+OPENING_CHARS = 600
+DENSE_CHARS = 1400  # MiniLM reads ~256 word pieces; what lies beyond is cut by the model anyway
+STOCK_MIN_DOCS = 5  # a line opening at least this many documents is stock, not what this text is about
+# How many times each field's tokens count in the card's BM25 document (field weights by repetition).
+FIELD_WEIGHTS = {"title": 3, "title_pali": 2, "names": 3, "chapter": 1, "headings": 1, "blurb": 2, "opening": 1}
+CARDS_DIR = "cards"
+NAME_SUFFIX = "#name"  # the id of a card's name vector: `mn20#name`
+
+_NUMBERED = re.compile(r"^\s*\d+(?:[.–-]\d+)*\.?\s*")
+_VAGGA = re.compile(r"vagg[ao]?$|peyyāla", re.IGNORECASE)
+
+
+@dataclass
+class SuttaCard:
+    doc_id: str
+    sutta_id: str
+    title: str = ""
+    title_pali: str = ""
+    names: list[str] = field(default_factory=list)
+    chapter: str = ""
+    headings: list[str] = field(default_factory=list)
+    blurb: str = ""
+    opening: str = ""
+    opening_pali: str = ""
+
+    def dense_text(self) -> str:
+        """What is embedded: the card as one short paragraph, most telling fields first."""
+        head = self.title or self.sutta_id
+        if self.title_pali:
+            head += f" ({self.title_pali})"
+        parts = [head]
+        if self.names:
+            parts.append("Also known as: " + "; ".join(self.names) + ".")
+        for text in (self.blurb, self.chapter, "; ".join(self.headings), self.opening):
+            if text:
+                parts.append(text if text.endswith((".", "?", "!", "”", "’")) else text + ".")
+        return " ".join(parts)[:DENSE_CHARS]
+
+    def name_text(self) -> str:
+        """What the text is called, embedded on its own: a title is compared best with a title ("A Lotus Pond"
+        with "The Bathing Tank"). A text without a title of its own goes by its first line, which readers and
+        other translators title it from ("as quick to change as the mind" -> "Quick to Reverse Itself")."""
+        names = [n for n in (self.title, self.title_pali, *self.names) if n]
+        if self.title:
+            return "; ".join(names)
+        first = re.split(r"(?<=[.?!;:—])\s", self.opening, maxsplit=1)[0] if self.opening else ""
+        return "; ".join([first[:200], *names]) if first else self.sutta_id
+
+    def bm25_text(self) -> str:
+        fields = {"title": self.title, "title_pali": self.title_pali, "names": " ; ".join(self.names),
+                  "chapter": self.chapter, "headings": " ; ".join(self.headings), "blurb": self.blurb,
+                  "opening": self.opening}
+        return " ".join(" ".join([text] * FIELD_WEIGHTS[name]) for name, text in fields.items() if text)
+
+    def digest(self) -> str:
+        data = json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        return hashlib.sha1(f"{CARD_VERSION}\n{data}".encode()).hexdigest()
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> SuttaCard:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+# ---- names from our tables ---------------------------------------------------------------------------------
+def load_names(paths: list[Path | None]) -> dict[str, list[str]]:
+    """sutta_id -> names, from CSV files with `alias,sutta_id` columns (the nicknames CSV, the titles table)."""
+    names: dict[str, list[str]] = {}
+    for path in paths:
+        if not path or not Path(path).exists():
+            continue
+        with Path(path).open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                alias, sid = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
+                if alias and sid and alias not in names.setdefault(sid, []):
+                    names[sid].append(alias)
+    return names
+
+
+# ---- building -----------------------------------------------------------------------------------------------
+def _clean_heading(text: str) -> str:
+    return _NUMBERED.sub("", text).strip()
+
+
+def _chapter(doc: DocumentRecord) -> tuple[str, str]:
+    """(the chapter line, the text's own title among its headers or ""). A text inside a range file has no
+    headers of its own: every header there names the file's chapter or its first text, never this one."""
+    values = list(doc.headers.values())
+    own = [v for k, v in doc.headers.items() if k.partition(":")[0] == doc.doc_id]
+    own_title = own[-1] if len(own) >= 2 else ""
+    # the first header is the collection and number ("Linked Discourses 1.20"): not a chapter
+    parts = [doc.group_title, *(_clean_heading(v) for v in values[1:] if v != own_title)]
+    seen: list[str] = []
+    for p in parts:
+        if p and p not in seen:
+            seen.append(p)
+    return " · ".join(seen), own_title
+
+
+def build_card(doc: DocumentRecord, segments: list[SegmentRecord], stock: set[str],
+               names: dict[str, list[str]]) -> SuttaCard:
+    """The card of one document from its record, its first segments and section headings (in order)."""
+    chapter, own_title = _chapter(doc)
+    title = doc.title if doc.title == own_title or doc.title not in doc.headers.values() else ""
+    title_pali = doc.title_pali if doc.title_pali and not _VAGGA.search(doc.title_pali.strip()) else ""
+    headings: list[str] = []
+    lines: list[SegmentRecord] = []
+    for seg in segments:
+        local = (seg.seg_id or "").partition(":")[2]
+        if local.endswith(".0"):
+            text = _clean_heading(seg.en)
+            if not text or text.replace("–", "").isdigit():
+                continue
+            if not title and not headings and not lines and seg.en[:1].isdigit():
+                # `5. Learned for Myself` / `5. Upaññātasutta`: a text in a range file carrying its own title
+                title, title_pali = text, title_pali or _clean_heading(seg.pali)
+                continue
+            if text not in headings and text != title:
+                headings.append(text)
+        elif seg.ord < OPENING_SEGMENTS:
+            lines.append(seg)
+    opening, opening_pali = [], []
+    size = 0
+    for seg in lines:
+        if _stock_key(seg.en) in stock or size >= OPENING_CHARS:
+            continue
+        opening.append(seg.en.strip())
+        opening_pali.append(seg.pali.strip())
+        size += len(seg.en)
+    sid = doc.sutta_id or doc.doc_id
+    return SuttaCard(
+        doc_id=doc.doc_id, sutta_id=sid, title=title, title_pali=title_pali,
+        names=[n for n in names.get(sid, []) if fold(n) != fold(title)],
+        chapter=chapter, headings=headings[:12], blurb=doc.blurb.strip(),
+        opening=" ".join(opening)[: OPENING_CHARS + 200], opening_pali=" ".join(p for p in opening_pali if p),
+    )
+
+
+def _stock_key(text: str) -> str:
+    # equality of whole lines only, over 60k segments: the cheapest normalisation that makes stock lines equal
+    return text.strip().lower()
+
+
+def build_cards(docstore: DocStore, names: dict[str, list[str]]) -> list[SuttaCard]:
+    """Every document's card. Reads the documents, their first segments and their headings in two queries."""
+    docs = {d.doc_id: d for d in docstore.documents()}
+    by_doc: dict[str, list[SegmentRecord]] = {}
+    for seg in docstore.opening_and_heading_segments(OPENING_SEGMENTS):
+        by_doc.setdefault(seg.doc_id, []).append(seg)
+    # a line that opens many documents is stock framing; counted once per document
+    openers = Counter()
+    for segs in by_doc.values():
+        openers.update({_stock_key(s.en) for s in segs if s.ord < OPENING_SEGMENTS})
+    stock = {line for line, n in openers.items() if n >= STOCK_MIN_DOCS and line}
+    return [build_card(doc, by_doc.get(doc_id, []), stock, names) for doc_id, doc in docs.items()]
+
+
+# ---- the stores -----------------------------------------------------------------------------------------------
+@dataclass
+class CardReport:
+    cards: int = 0
+    embedded: int = 0
+    removed: int = 0
+    bm25_rebuilt: bool = False
+    seconds: float = 0.0
+
+
+def cards_dir(settings: ScholarSettings) -> Path:
+    return settings.index_dir / CARDS_DIR
+
+
+def card_collection(settings: ScholarSettings) -> str:
+    return f"{settings.chroma_collection}-cards"
+
+
+def open_card_vectors(settings: ScholarSettings) -> ChromaStore:
+    return ChromaStore(settings.index_dir / "chroma", card_collection(settings), settings.chroma_url)
+
+
+def load_cards(directory: Path) -> dict[str, SuttaCard]:
+    path = Path(directory) / "cards.json"
+    if not path.exists():
+        return {}
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if raw.get("version") != CARD_VERSION:
+        return {}
+    return {c["doc_id"]: SuttaCard.from_dict(c) for c in raw.get("cards", [])}
+
+
+def _stored_digests(vectors: ChromaStore) -> dict[str, str]:
+    out: dict[str, str] = {}
+    offset, page = 0, 5000
+    while True:
+        got = vectors.collection.get(include=["metadatas"], limit=page, offset=offset)
+        for cid, meta in zip(got["ids"], got["metadatas"] or []):
+            out[cid] = (meta or {}).get("digest", "")
+        if len(got["ids"]) < page:
+            return out
+        offset += page
+
+
+def _inputs_fingerprint(settings: ScholarSettings, name_files: list[Path]) -> str:
+    h = hashlib.sha1(f"{CARD_VERSION}\n{embed_model_name(settings)}".encode())
+    for path in name_files:
+        h.update(str(path).encode())
+        if path and Path(path).exists():
+            h.update(Path(path).read_bytes())
+    return h.hexdigest()
+
+
+def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Callable[[], BaseEmbedding],
+                  docs_changed: bool = True) -> CardReport:
+    """Bring the cards in line with the docstore: embed new and changed cards only, drop those of removed
+    documents, rebuild the card BM25 when anything changed. Idempotent. When no document changed and the name
+    tables and the embedding model are as last time, it only checks that the stores are complete."""
+    from indexing.pipeline import embed_texts  # the same longest-first batching as chunks
+
+    started = time.perf_counter()
+    report = CardReport()
+    name_files = [settings.nicknames_csv, settings.titles_csv]
+    directory = cards_dir(settings)
+    directory.mkdir(parents=True, exist_ok=True)
+    fingerprint = _inputs_fingerprint(settings, name_files)
+    marker = directory / "inputs.json"
+    vectors = open_card_vectors(settings)
+    bm25 = BM25Store(directory / "bm25")
+    if not docs_changed and marker.exists() and bm25.stored_tokenizer() is not None:
+        recorded = json.loads(marker.read_text())
+        if recorded.get("fingerprint") == fingerprint and 2 * recorded.get("cards", -1) == vectors.count():
+            report.cards = recorded["cards"]
+            report.seconds = time.perf_counter() - started
+            return report
+
+    cards = build_cards(docstore, load_names(name_files))
+    report.cards = len(cards)
+    model_name = embed_model_name(settings)
+    # the vector depends on the model as much as on the text
+    digests = {c.doc_id: hashlib.sha1(f"{c.digest()}:{model_name}".encode()).hexdigest() for c in cards}
+    stored = _stored_digests(vectors)
+    changed = [c for c in cards if stored.get(c.doc_id) != digests[c.doc_id]]
+    gone = [vid for vid in stored if vid.removesuffix(NAME_SUFFIX) not in digests]
+    if gone:
+        vectors.delete_ids(gone)
+        report.removed = len(gone)
+    if changed:
+        # two vectors a card: the whole card, and its name alone (NAME_SUFFIX), written together
+        model = get_model()
+        embedded = embed_texts(model, [c.dense_text() for c in changed])
+        named = embed_texts(model, [c.name_text() for c in changed])
+        for start in range(0, len(changed), 1000):
+            part = changed[start : start + 1000]
+            vectors.collection.upsert(
+                ids=[c.doc_id + NAME_SUFFIX for c in part], embeddings=named[start : start + 1000],
+                metadatas=[{"doc_id": c.doc_id, "sutta_id": c.sutta_id, "kind": "name"} for c in part],
+            )
+            # the card's own vector carries the digest, and is written last: a run killed in between redoes it
+            vectors.collection.upsert(
+                ids=[c.doc_id for c in part], embeddings=embedded[start : start + 1000],
+                metadatas=[{"doc_id": c.doc_id, "sutta_id": c.sutta_id, "digest": digests[c.doc_id], "kind": "card"}
+                           for c in part],
+            )
+        report.embedded = len(changed)
+    on_disk = load_cards(directory)
+    if changed or gone or bm25.stored_tokenizer() is None or set(on_disk) != set(digests) \
+            or any(on_disk[d].digest() != c.digest() for d, c in ((c.doc_id, c) for c in cards) if d in on_disk):
+        # the JSON is written before the BM25 index, whose tokenizer file marks the pair complete
+        payload = {"version": CARD_VERSION, "cards": [asdict(c) for c in cards]}
+        tmp = directory / "cards.json.tmp"
+        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(directory / "cards.json")
+        bm25.build([(c.doc_id, c.bm25_text()) for c in cards])
+        bm25.save()
+        report.bm25_rebuilt = True
+    marker.write_text(json.dumps({"fingerprint": fingerprint, "cards": len(cards)}))
+    report.seconds = time.perf_counter() - started
+    log.info("cards: %d (%d embedded, %d removed) in %.1fs", report.cards, report.embedded, report.removed,
+             report.seconds)
+    return report
