@@ -3,7 +3,7 @@ import time
 import pytest
 
 from helpers_tools import open_library
-from tools.aliases import AliasIndex, core_key, resolve_alias
+from tools.aliases import STRONG, AliasIndex, core_key, resolve_alias
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,11 @@ def test_longer_name_wins_over_the_name_inside_it(lib):
 def test_generic_titles_do_not_fire_on_ordinary_words(lib):
     # "Burning" is the English title of SN 35.28 in the fixture; as a plain word it names nothing
     assert resolve_alias(lib, "Is the house burning down?").candidates == []
-    assert resolve_alias(lib, "mindfulness meditation for beginners").candidates == []
+    # a topic phrase is not a name: the question scan finds none; the tool may offer loose title matches, said
+    # to be loose and never strong enough to count as the reader naming a text
+    assert lib.aliases.resolve("mindfulness meditation for beginners").candidates == []
+    loose = resolve_alias(lib, "mindfulness meditation for beginners").candidates
+    assert all(c.score < STRONG and not c.how.startswith(("exact", "nickname")) for c in loose)
     # with a cue it does
     assert resolve_alias(lib, "What is taught in the Burning Sutta?").candidates[0].sutta_id == "SN 35.28"
     assert resolve_alias(lib, 'the discourse called "Burning"').candidates[0].sutta_id == "SN 35.28"

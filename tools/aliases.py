@@ -19,6 +19,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from indexing.pali_index import nasal
 from indexing.stores.docstore import DocStore
 from indexing.text import STOPWORDS, fold
 
@@ -30,7 +31,18 @@ MAX_WINDOW = 8
 _SUTTA_SUFFIX = re.compile(r"(?:\s*(?:sutta|suttanta|suttam|sutra|discourse))+$")
 _CUE_AFTER = {"sutta", "suttas", "suttanta", "sutra", "discourse", "sermon"}
 _CUE_BEFORE = {"the"}  # only counts together with a cue after, or quotes
+_CUE_NAMED = {"called", "named", "titled", "entitled"}
 _QUOTES = "\"'“”‘’«»"
+# Words that say "a text" or "which one" but not which: a name made only of these (and function words) is a
+# description many texts fit ("the first discourse", "the simile", "the Buddha's last words"), never a name.
+GENERIC_NAME_WORDS = frozenset(
+    """the a an of on about to with in and for by at from buddha buddhas s blessed one lord teacher teaching
+    teachings discourse discourses sutta suttas suttanta sutra sermon sermons talk talks text texts dhamma dharma
+    simile similes parable parables story stories verse verses saying sayings word words passage first second
+    third fourth fifth sixth seventh eighth ninth tenth last final great greater lesser long longer short shorter
+    middle big small chapter book collection famous known called named mendicant mendicants monk monks""".split()
+)
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)?$")
 
 
 @dataclass
@@ -49,6 +61,17 @@ class AliasCandidate:
     matched: str  # the words of the question that matched
     score: float
     source: str
+    how: str = ""  # how it matched, for the trace: exact title, nickname, fuzzy Pali, semantic card ...
+
+
+# How each kind of alias entry reads in a trace when matched exactly.
+HOW = {"nickname": "nickname", "title": "exact title", "title_pali": "exact Pali title",
+       "other_title": "other translation's title"}
+
+
+def distinctive(key: str) -> bool:
+    """Whether a name holds a word that could pick out one text (not only generic words, ordinals, stopwords)."""
+    return any(w not in GENERIC_NAME_WORDS and w not in STOPWORDS and not _ORDINAL.match(w) for w in key.split())
 
 
 @dataclass
@@ -113,7 +136,11 @@ class AliasResolution:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", fold(text))
+    # niggahīta spelled as the nasal it is read as (`kiṁdada` = `kindada`), on keys and questions alike
+    return [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an) ")
 
 
 def core_key(alias: str) -> str:
@@ -121,9 +148,7 @@ def core_key(alias: str) -> str:
     words = _words(alias)
     key = " ".join(words)
     key = _SUTTA_SUFFIX.sub("", key).strip()
-    if key.startswith("the "):
-        key = key[4:]
-    return key
+    return _ARTICLE.sub("", key)
 
 
 class AliasIndex:
@@ -133,33 +158,41 @@ class AliasIndex:
         self._fuzzy_keys: list[str] = []
 
     @classmethod
-    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> "AliasIndex":
+    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None, titles_csv: Path | None = None,
+              cards: dict | None = None) -> "AliasIndex":
+        """Keys from every document's titles — its sutta card's when there is one (a card knows a text's own
+        title inside a range file and never takes the chapter's name for it) — the nicknames CSV, and the table
+        of other translations' titles."""
         index = cls()
         for doc in docstore.documents():
             if not doc.sutta_id:
                 continue
-            index.titles[doc.sutta_id] = doc.title
-            if doc.title and not doc.title.startswith("Dhammapada"):
-                index.add(doc.title, doc.sutta_id, "title")
-            if doc.title_pali:
-                index.add(doc.title_pali, doc.sutta_id, "title_pali")
+            card = (cards or {}).get(doc.doc_id)
+            title, title_pali = (card.title, card.title_pali) if card is not None else (doc.title, doc.title_pali)
+            index.titles[doc.sutta_id] = title or doc.title
+            if title and not title.startswith("Dhammapada"):
+                index.add(title, doc.sutta_id, "title")
+            if title_pali:
+                index.add(title_pali, doc.sutta_id, "title_pali")
         if nicknames_csv and Path(nicknames_csv).exists():
             index.load_csv(Path(nicknames_csv))
         elif nicknames_csv:
             log.warning("nicknames file %s not found; titles only", nicknames_csv)
+        if titles_csv and Path(titles_csv).exists():
+            index.load_csv(Path(titles_csv), "other_title")
         index._fuzzy_keys = [k for k in index.keys if len(k) >= 6]
         return index
 
-    def load_csv(self, path: Path) -> None:
+    def load_csv(self, path: Path, source: str = "nickname") -> None:
         with path.open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh):
                 alias, sutta_id = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
                 if alias and sutta_id:
-                    self.add(alias, sutta_id, "nickname")
+                    self.add(alias, sutta_id, source)
 
     def add(self, alias: str, sutta_id: str, source: str) -> None:
         key = core_key(alias)
-        if not key:
+        if not key or not distinctive(key):
             return
         variants = {key}
         if " " in key and source != "title":
@@ -179,7 +212,8 @@ class AliasIndex:
             return 100.0  # a curated English nickname ("the fire sermon") names its sutta without a cue
         if len(suttas) > 2:
             return 0.0  # a name many suttas share is a topic word, not a reference
-        if any(e.source == "title" for e in entries) and len(words) >= 3 and sum(w not in STOPWORDS for w in words) >= 2:
+        if any(e.source in ("title", "other_title") for e in entries) and len(words) >= 3 \
+                and sum(w not in STOPWORDS for w in words) >= 2:
             return 85.0
         if any(e.named_sutta for e in entries) and len(key.replace(" ", "")) >= 9:
             return 85.0
@@ -193,7 +227,7 @@ class AliasIndex:
             prev = out.get(e.sutta_id)
             if prev is None or prev.score < score:
                 out[e.sutta_id] = AliasCandidate(e.sutta_id, self.titles.get(e.sutta_id, ""), e.alias, matched,
-                                                 min(score, 100.0), e.source)
+                                                 min(score, 100.0), e.source, HOW.get(e.source, e.source))
         return sorted(out.values(), key=lambda c: (-c.score, c.source != "nickname", c.sutta_id))
 
     def resolve(self, text: str, limit: int = 10) -> AliasResolution:
@@ -239,7 +273,10 @@ class AliasIndex:
                 entries_key = next((k for k in candidates_keys if k in self.keys), None)
                 if entries_key is not None:
                     entries = self.keys[entries_key]
-                    base = 100.0 if (cue or raw in quoted) else self._specific(entries_key, entries)
+                    # a quoted word is a name when it reads as one ("the discourse called 'Burning'"); a single
+                    # quoted word in a sentence is usually the text's own word ("has the 'beautiful' for ...")
+                    named = raw in quoted and (length > 1 or (i > 0 and words[i - 1] in _CUE_NAMED))
+                    base = 100.0 if (cue or named) else self._specific(entries_key, entries)
                     if base >= THRESHOLD:
                         cands = self._score_entries(entries_key, entries, base, raw)
                         found.append(AliasMatch(raw, i, j, cands[0].score, cands))
@@ -257,6 +294,9 @@ class AliasIndex:
             return None
         match_key, score, _ = best
         cands = self._score_entries(match_key, self.keys[match_key], score * 0.97, raw)
+        for c in cands:
+            c.how = "fuzzy Pali title" if c.source == "title_pali" or c.alias.lower().endswith("sutta") \
+                else f"fuzzy {HOW.get(c.source, c.source)}"
         return AliasMatch(raw, start, end, cands[0].score, cands)
 
 
@@ -273,4 +313,5 @@ def resolve_alias(library, name: str) -> AliasResolution:
     ("the Fire Sermon", "Kakacūpama Sutta", "the simile of the saw", "Satipaṭṭhāna Sutta"), alone or inside a
     question. Returns ranked candidates with sutta IDs and scores; if a name belongs to several suttas it says so
     and lists them all (ask or search each); if nothing is confident it returns no candidates."""
-    return library.aliases.resolve(name)
+    # beyond exact names: other translations' titles, Pali spellings, descriptions (tools.names)
+    return library.names.resolve(name, library.embed_query if library.dense_ready else None)

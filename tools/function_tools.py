@@ -96,7 +96,8 @@ class CanonTools:
             self.recorder.search_types_used.add("alias")
             if not cands:
                 return [], f"No sutta is known by the name {name!r}. Try search_passages.", "no match"
-            lines = [f"{c.sutta_id}: {c.title} (matched {c.matched!r}, score {c.score:.0f})" for c in cands]
+            lines = [f"{c.sutta_id}: {c.title} (matched {c.matched!r} by {c.how or c.source}, score {c.score:.0f})"
+                     for c in cands]
             if res.ambiguous:
                 lines.append("Several suttas share this name; look up each or ask which one is meant.")
             return [], "\n".join(lines), ", ".join(c.sutta_id for c in cands)

@@ -24,7 +24,10 @@ from tools.errors import ToolError
 
 if TYPE_CHECKING:
     from tools.aliases import AliasIndex
+    from tools.bridges import Bridges
+    from tools.cards import CardIndex
     from tools.lookup import Catalog
+    from tools.names import NameMatcher
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +74,14 @@ class Library:
         self._lock = threading.RLock()
         self._catalog: Catalog | None = None
         self._aliases: AliasIndex | None = None
+        self._cards: CardIndex | None = None
+        self._bridges: Bridges | None = None
+        self._names: NameMatcher | None = None
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._doc_chunk_ids: dict[str, list[str]] = {}
         self._collection_ids: dict[str, set[str]] | None = None
         self._chunk_homes: dict[str, tuple[str, str]] | None = None
+        self._bm25_rows: dict[str, int] | None = None
         self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
         self._matrix_failed = False
 
@@ -128,7 +135,7 @@ class Library:
     def warm(self) -> "Library":
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
-        _ = self.catalog, self.aliases, self.chunk_homes
+        _ = self.catalog, self.aliases, self.chunk_homes, self.cards, self.bridges, self.names
         if self.dense_ready:
             self.matrix()
         return self
@@ -154,8 +161,43 @@ class Library:
 
             with self._lock:
                 if self._aliases is None:
-                    self._aliases = AliasIndex.build(self.docstore, self.settings.nicknames_csv)
+                    self._aliases = AliasIndex.build(self.docstore, self.settings.nicknames_csv,
+                                                     self.settings.titles_csv, self.cards.cards)
         return self._aliases
+
+    @property
+    def cards(self) -> "CardIndex":
+        """Sutta cards (titles, names, blurb, first lines), searched to find suttas as wholes."""
+        if self._cards is None:
+            from tools.cards import CardIndex
+
+            with self._lock:
+                if self._cards is None:
+                    self._cards = CardIndex.open(self.settings, dense=self.dense_ready)
+        return self._cards
+
+    @property
+    def bridges(self) -> "Bridges":
+        """Older-translation and Pali words -> this translation's, and the Pali index they search."""
+        if self._bridges is None:
+            from tools.bridges import Bridges
+
+            with self._lock:
+                if self._bridges is None:
+                    self._bridges = Bridges.load(self.bm25, self.settings.index_dir, self.settings.bridges_file,
+                                                 self.settings.bridge_weight)
+        return self._bridges
+
+    @property
+    def names(self) -> "NameMatcher":
+        """Fuzzy, Pali and semantic matching of a sutta's name, over the alias index and the cards."""
+        if self._names is None:
+            from tools.names import NameMatcher
+
+            with self._lock:
+                if self._names is None:
+                    self._names = NameMatcher(self.aliases, self.cards, self.bridges)
+        return self._names
 
     def embed_query(self, text: str) -> list[float]:
         """The query's vector, LRU-cached: the agent often searches the same words twice in a turn."""
@@ -194,6 +236,15 @@ class Library:
             with self._lock:
                 self._chunk_homes = homes
         return self._chunk_homes
+
+    @property
+    def bm25_rows(self) -> dict[str, int]:
+        """chunk_id -> its row in the BM25 index, for reading one sutta's scores out of a whole-index scoring."""
+        if self._bm25_rows is None:
+            rows = {cid: i for i, cid in enumerate(self.bm25.ids)}
+            with self._lock:
+                self._bm25_rows = rows
+        return self._bm25_rows
 
     def collection_chunk_ids(self, collection: str) -> set[str]:
         if self._collection_ids is None:

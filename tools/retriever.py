@@ -18,8 +18,10 @@ import numpy as np
 
 from indexing.vocabulary import sutta_id_to_uid
 from indexing.models import Chunk
-from indexing.text import STOPWORDS, fold
+from indexing.text import STOPWORDS, fold, tokenize
 from tools.aliases import STRONG
+from tools.bridges import bridge_plan, pali_ranking
+from tools.cards import best_passages, card_rankings
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
 from tools.references import collection_hints, find_references
@@ -35,6 +37,7 @@ DUPLICATE_JACCARD = 0.8
 MAX_PINNED_PER_NAME = 3
 PINNED_POOL = 10  # candidates per named sutta from each of BM25 and dense, before phrase order decides
 PHRASE_BOOST = 1.0
+CARD_DOCS = 10  # suttas found by their cards that lend their score to their best passage
 
 # Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
 QUERY_NOISE = frozenset(
@@ -56,6 +59,13 @@ class QueryPlan:
     boosted_docs: dict[str, float] = field(default_factory=dict)  # less certain title matches
     collections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # set by tools.bridges: the BM25 query as weighted tokens (bridged words count less), Pali words' forms
+    bm25_weights: dict[str, float] = field(default_factory=dict)
+    pali_weights: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def bm25_query(self) -> str | dict[str, float]:
+        return self.bm25_weights or self.bm25_text
 
 
 @dataclass
@@ -151,8 +161,10 @@ def _doc_of(library, sutta_id: str) -> str | None:
 
 
 # ---- the two retrievers and their fusion ------------------------------------------------------------
-def _bm25(library, text: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
-    return [(h.chunk_id, h.score) for h in library.bm25.search(text, k=k, allowed=allowed)]
+def _bm25(library, query: str | dict[str, float], k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+    if isinstance(query, dict):
+        return [(h.chunk_id, h.score) for h in library.bm25.search_weighted(query, k=k, allowed=allowed)]
+    return [(h.chunk_id, h.score) for h in library.bm25.search(query, k=k, allowed=allowed)]
 
 
 def _dense(library, text: str, k: int, where: dict | None = None) -> list[tuple[str, float]]:
@@ -219,6 +231,7 @@ def search(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     plan = plan_query(library, query, use_names=use_names)
+    bridge_plan(library, plan)
     timings["plan"] = _ms(t0)
 
     want_bm25 = mode != "dense"
@@ -236,7 +249,9 @@ def search(
     ranked: dict[str, list[tuple[str, float]]] = {}
     t0 = time.perf_counter()
     if want_bm25:
-        ranked["bm25"] = _bm25(library, plan.bm25_text, CANDIDATES, allowed)
+        ranked["bm25"] = _bm25(library, plan.bm25_query, CANDIDATES, allowed)
+        if plan.pali_weights:
+            ranked["pali"] = pali_ranking(library, plan.pali_weights, CANDIDATES, allowed)
     timings["bm25"] = _ms(t0)
     t0 = time.perf_counter()
     if want_dense:
@@ -247,14 +262,16 @@ def search(
             notes.append(f"{exc}; BM25 only")
             want_dense = False
             if "bm25" not in ranked:
-                ranked["bm25"] = _bm25(library, plan.bm25_text, CANDIDATES, allowed)
+                ranked["bm25"] = _bm25(library, plan.bm25_query, CANDIDATES, allowed)
     timings["dense"] = _ms(t0)
-    used = [name for name in ("bm25", "dense") if name in ranked]
+    used = [name for name in ("bm25", "dense", "pali") if name in ranked]
 
     t0 = time.perf_counter()
-    weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
+    weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight, "pali": settings.pali_weight}
     fused = rrf(ranked, weights, settings.rrf_k)
     stage = {name: dict(hits) for name, hits in ranked.items()}
+    card_scores = _card_scores(library, plan, fused, want_bm25, want_dense, allowed)
+    timings["cards"] = _ms(t0)
     for doc_boost, factor in _boosts(library, plan, fused).items():
         fused[doc_boost] *= factor
 
@@ -273,9 +290,11 @@ def search(
             p.scores = {name: round(v, 5) for name, v in pinned_scores[cid].items()}
             p.scores["pinned"] = 1.0
             return p
-        for name in ("bm25", "dense"):
+        for name in ("bm25", "dense", "pali"):
             if cid in stage.get(name, {}):
                 p.scores[name] = round(stage[name][cid], 4)
+        if cid in card_scores:
+            p.scores["card"] = round(card_scores[cid], 5)
         p.scores["fused"] = round(fused.get(cid, 0.0), 5)
         return p
 
@@ -346,6 +365,31 @@ def _boosts(library, plan: QueryPlan, fused: dict[str, float]) -> dict[str, floa
     return factors
 
 
+def _card_scores(library, plan: QueryPlan, fused: dict[str, float], want_bm25: bool, want_dense: bool,
+                 allowed: set[str] | None) -> dict[str, float]:
+    """Suttas found by their cards (title, names, blurb, first lines) as a whole, fused by weighted RRF and added
+    to `fused` on each sutta's best passage. Returns chunk_id -> the card score it received."""
+    settings = library.settings
+    vector = None
+    if want_dense:
+        try:
+            vector = library.embed_query(plan.dense_text)  # cached: the passage search embedded it already
+        except ToolError:
+            vector = None
+    weights = plan.bm25_weights or {t: 1.0 for t in tokenize(plan.bm25_text)}
+    lists = card_rankings(library, weights if want_bm25 else {}, vector)
+    if not lists or not (settings.card_bm25_weight or settings.card_dense_weight or settings.card_name_weight):
+        return {}
+    docs = rrf(lists, {"card_bm25": settings.card_bm25_weight, "card_dense": settings.card_dense_weight,
+                       "card_name": settings.card_name_weight}, settings.rrf_k)
+    top = [d for d, _ in sorted(docs.items(), key=lambda x: -x[1])[:CARD_DOCS]]
+    out: dict[str, float] = {}
+    for doc, cid in best_passages(library, top, fused, weights, vector, allowed).items():
+        fused[cid] = fused.get(cid, 0.0) + docs[doc]
+        out[cid] = docs[doc]
+    return out
+
+
 def _pinned(library, plan: QueryPlan, weights, want_bm25: bool, want_dense: bool, k: int) -> dict[str, dict]:
     """The best passages of each sutta the user named, searched within that sutta; its opening if nothing matches.
     Returns chunk_id -> that chunk's scores within its sutta, in display order."""
@@ -360,7 +404,7 @@ def _pinned(library, plan: QueryPlan, weights, want_bm25: bool, want_dense: bool
             continue
         inside: dict[str, list[tuple[str, float]]] = {}
         if want_bm25:
-            inside["bm25"] = _bm25(library, plan.bm25_text, pool, set(ids))
+            inside["bm25"] = _bm25(library, plan.bm25_query, pool, set(ids))
         if want_dense:
             try:
                 inside["dense"] = _dense(library, plan.dense_text, pool, {"doc_id": doc_id})

@@ -1,0 +1,67 @@
+"""Vocabulary bridges: older translations' words and Pali words meet the library's translation."""
+
+from pathlib import Path
+
+import pytest
+from helpers_names import open_names_library
+
+from tools.bridges import BRIDGES_FILE, Bridges, load_bridges
+from tools.retriever import search
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    return open_names_library(tmp_path_factory.getbasetemp() / "names-index")
+
+
+def test_the_data_file_is_well_formed():
+    bridges = load_bridges(BRIDGES_FILE)
+    assert len(bridges) > 30
+    assert all(b.sujato and (b.older or b.pali) and b.used_by for b in bridges)
+    by_older = {o: b.sujato[0] for b in bridges for o in b.older}
+    assert by_older["monk"] == "mendicant" and by_older["nirvana"] == "extinguishment"
+    assert by_older["jhana"] == "absorption" and by_older["tathagata"] == "Realized One"
+    assert by_older["sloth and torpor"] == "dullness and drowsiness"
+
+
+def test_older_term_bridges_bm25_and_dense(tmp_path):
+    file = tmp_path / "bridges.toml"
+    file.write_text('[[bridge]]\nsujato = ["mendicant"]\nolder = ["monk"]\nused_by = "test"\n\n'
+                    '[[bridge]]\nsujato = ["dullness and drowsiness"]\nolder = ["sloth and torpor"]\nused_by = "t"\n')
+    bridges = Bridges.load(None, None, file)
+    out = bridges.apply("What should monks do about sloth and torpor?")
+    assert out.dense_text == "What should mendicant do about dullness and drowsiness?"
+    assert out.bm25_weights["monk"] == 1.0 and out.bm25_weights["mendicant"] == 0.5  # the reader's word stays
+    assert out.bm25_weights["dullness"] == 0.5 and out.bm25_weights["sloth"] == 1.0
+    assert out.matches == ["monks -> mendicant", "sloth and torpor -> dullness and drowsiness"]
+    assert not bridges.apply("What does the Buddha say about mendicants?").matches
+
+
+def test_older_translation_term_finds_sujatos_passage(lib):
+    # "taints" is in no passage: Sujato says "defilements"
+    result = search(lib, "How should the taints be given up?", k=3, mode="bm25")
+    assert result.passages and result.passages[0].sutta_id == "MN 2"
+    assert any("taints -> defilements" in n for n in result.notes)
+
+
+def test_pali_term_searches_the_aligned_pali(lib):
+    # "jhana" is in no English passage; AN 4.123's Pali has jhānaṁ (inflected, with diacritics)
+    result = search(lib, "Who enters the first jhana and enjoys it?", k=3, mode="bm25")
+    assert result.passages[0].sutta_id == "AN 4.123"
+    assert "pali" in result.search_types_used and "pali" in result.passages[0].scores
+    plan_note = " ".join(result.notes)
+    assert "jhana" in plan_note and "absorption" in plan_note
+
+
+def test_a_pali_line_finds_its_passage(lib):
+    result = search(lib, "Where is it said: yāva lahuparivattaṁ cittaṁ?", k=3, mode="bm25")
+    assert result.passages[0].sutta_id == "AN 1.48"
+
+
+def test_english_words_are_not_taken_for_pali(lib):
+    bridged = lib.bridges.apply("Where is the mind compared to something quick to change?")
+    assert bridged.pali_weights == {} and bridged.matches == []
+
+
+def test_bridges_file_is_the_packaged_default(lib):
+    assert Path(lib.settings.bridges_file) == BRIDGES_FILE

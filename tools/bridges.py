@@ -1,0 +1,241 @@
+"""Vocabulary bridges at query time: a reader's words from other translations and from Pali, made to meet Sujato's.
+
+Readers quote Bodhi's or Ṭhānissaro's English ("the monks", "nirvana", "the first jhana", "sloth and torpor")
+or write Pali ("metta", "kiṁsuka", a whole Pali line). The table in `tools/data/bridges.toml` maps older
+renderings and Pali words to the words of this library's translation. For a query:
+
+- BM25 keeps the reader's words (weight 1) and adds the bridged words at a reduced weight;
+- the dense query has each bridged older word replaced by Sujato's rendering when that older word is foreign
+  to the translation (it occurs in few passages), or followed by it when the translation uses the word itself in
+  another sense ("insight", "calm"): MiniLM then reads the library's word, not a paraphrase it may not connect;
+- words that are Pali rather than English — much commoner in the aligned Pali root than in the English — are
+  searched in the Pali of every passage (`indexing.pali_index`), by stem, so an inflected or unaccented spelling
+  (`jhana`, `nibbana`, `pubbe caham`) meets `jhānaṁ`, `nibbānaṁ`, `pubbe cāhaṁ`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexing.pali_index import nasal, pali_store
+from indexing.stores.bm25_store import BM25Store
+from indexing.text import STOPWORDS, fold, tokenize
+
+log = logging.getLogger(__name__)
+
+BRIDGES_FILE = Path(__file__).parent / "data" / "bridges.toml"
+BRIDGE_WEIGHT = 0.5  # default share of a bridged word in BM25 against the reader's own (settings.bridge_weight)
+NATIVE_MIN_CHUNKS = 25  # an older word in at least this many English passages is the translation's own word too
+PALI_MIN_LEN = 4
+PALI_MAX_SUFFIX = 4  # inflection endings a stem may take: jhan-a, jhan-am, jhan-ani, jhan-ena, jhan-assa
+_WORD = re.compile(r"[\w’'-]+")
+
+
+@dataclass(frozen=True)
+class Bridge:
+    sujato: tuple[str, ...]
+    older: tuple[str, ...] = ()
+    pali: tuple[str, ...] = ()
+    used_by: str = ""
+
+
+@dataclass
+class BridgedQuery:
+    bm25_weights: dict[str, float] = field(default_factory=dict)  # analyzed English tokens -> weight
+    dense_text: str = ""
+    pali_weights: dict[str, float] = field(default_factory=dict)  # Pali vocabulary tokens -> weight
+    matches: list[str] = field(default_factory=list)  # "monks -> mendicant", "jhana (Pali) -> absorption"
+
+    @property
+    def bridged(self) -> bool:
+        return bool(self.matches or self.pali_weights)
+
+
+def load_bridges(path: Path = BRIDGES_FILE) -> list[Bridge]:
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for row in data.get("bridge", []):
+        if not row.get("sujato"):
+            raise ValueError(f"{path}: a bridge without `sujato`: {row}")
+        out.append(Bridge(tuple(row["sujato"]), tuple(row.get("older", ())), tuple(row.get("pali", ())),
+                          row.get("used_by", "")))
+    return out
+
+
+def _pali_stem(word: str) -> str:
+    """`jhanam` -> `jhan`, `nibbana` -> `nibban`: drop the final vowels and niggahīta an inflection replaces."""
+    stem = re.sub(r"[aeiou]+m?$", "", word)
+    return stem if len(stem) >= 3 else word
+
+
+class PaliVocabulary:
+    """The Pali BM25 index with its vocabulary sorted, so a stem's inflections are a bisect away."""
+
+    def __init__(self, store: BM25Store):
+        self.store = store
+        vocab = store.vocabulary()
+        self.words = sorted(vocab)
+
+    @classmethod
+    def open(cls, index_dir: Path) -> PaliVocabulary | None:
+        store = pali_store(index_dir)
+        if store.stored_tokenizer() is None:
+            return None
+        return cls(store.load())
+
+    def forms(self, word: str) -> list[str]:
+        """Vocabulary words that are `word` or an inflection of its stem."""
+        stem = _pali_stem(word)
+        lo = bisect.bisect_left(self.words, stem)
+        out = []
+        for w in self.words[lo:]:
+            if not w.startswith(stem):
+                break
+            if len(w) - len(stem) <= PALI_MAX_SUFFIX and (w == word or len(w) >= PALI_MIN_LEN):
+                out.append(w)
+        return out
+
+    def frequency(self, words: list[str]) -> int:
+        return sum(self.store.document_frequency(w)[0] for w in words)
+
+
+class Bridges:
+    def __init__(self, bridges: list[Bridge], english: BM25Store | None, pali: PaliVocabulary | None,
+                 weight: float = BRIDGE_WEIGHT):
+        self.bridges = bridges
+        self.weight = weight
+        self.english = english
+        self.pali = pali
+        # older phrase as analyzed tokens -> bridge; longest phrases first at each start token
+        self._older: dict[str, list[tuple[tuple[str, ...], Bridge]]] = {}
+        for b in bridges:
+            for phrase in b.older:
+                toks = tuple(tokenize(phrase))
+                if toks:
+                    self._older.setdefault(toks[0], []).append((toks, b))
+        for entries in self._older.values():
+            entries.sort(key=lambda e: -len(e[0]))
+        self._pali: list[tuple[str, Bridge]] = [(nasal(fold(p).replace(" ", "")), b) for b in bridges for p in b.pali]
+        self._native: dict[tuple[str, ...], bool] = {}
+
+    @classmethod
+    def load(cls, english: BM25Store | None, index_dir: Path | None, path: Path = BRIDGES_FILE,
+             weight: float = BRIDGE_WEIGHT) -> Bridges:
+        pali = None
+        if index_dir is not None:
+            try:
+                pali = PaliVocabulary.open(index_dir)
+            except Exception as exc:  # an old or damaged Pali index: bridges still work on English
+                log.warning("Pali index unavailable (%s); Pali words are bridged but not searched", exc)
+        return cls(load_bridges(path), english, pali, weight)
+
+    # ---- helpers ---------------------------------------------------------------------------------------------
+    def _english_df(self, tokens: tuple[str, ...]) -> int:
+        if self.english is None or not self.english.ready:
+            return 0
+        return min((self.english.document_frequency(t)[0] for t in tokens), default=0)
+
+    def _is_native(self, tokens: tuple[str, ...]) -> bool:
+        if tokens not in self._native:
+            self._native[tokens] = self._english_df(tokens) >= NATIVE_MIN_CHUNKS
+        return self._native[tokens]
+
+    def pali_forms(self, word: str) -> list[str]:
+        """The Pali vocabulary forms of `word` when it is a Pali word rather than an English one, else []."""
+        if self.pali is None or len(word) < PALI_MIN_LEN or word in STOPWORDS:
+            return []
+        forms = self.pali.forms(word)
+        if not forms:
+            return []
+        pali_df = self.pali.frequency(forms)
+        english_df = self._english_df(tuple(tokenize(word))) if tokenize(word) else 0
+        # Sujato keeps some Pali in the English (Dhamma, names, the odd samādhi): a word counts as Pali only when
+        # the translation rarely uses it and the root text has it far more often
+        return forms if english_df < NATIVE_MIN_CHUNKS and pali_df >= 4 * english_df else []
+
+    def _pali_bridge(self, word: str) -> Bridge | None:
+        # the same stem (`jhanam` ~ `jhana`) or the whole key inflected (`mettaya`); a shared prefix alone is not
+        # enough (`pitaka` is not `piti`)
+        stem = _pali_stem(word)
+        for key, b in self._pali:
+            if stem == _pali_stem(key) or word.startswith(key):
+                return b
+        return None
+
+    # ---- the query -----------------------------------------------------------------------------------------
+    def apply(self, text: str, bm25_text: str | None = None) -> BridgedQuery:
+        """Bridge `text` (the dense query); `bm25_text` is the reader's words as BM25 will see them."""
+        out = BridgedQuery(dense_text=text)
+        for tok in tokenize(bm25_text if bm25_text is not None else text):
+            out.bm25_weights[tok] = out.bm25_weights.get(tok, 0.0) + 1.0
+        words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
+        analyzed = [(s, e, w, tokenize(w)) for s, e, w in words]
+        # content tokens in order, each remembering the span of the word it came from
+        stream = [(tok, s, e) for s, e, _, toks in analyzed for tok in toks]
+        edits: list[tuple[int, int, str]] = []
+        i = 0
+        while i < len(stream):
+            tok = stream[i][0]
+            matched = None
+            for phrase, bridge in self._older.get(tok, []):
+                if tuple(t for t, _, _ in stream[i : i + len(phrase)]) == phrase:
+                    matched = (phrase, bridge)
+                    break
+            if matched is None:
+                i += 1
+                continue
+            phrase, bridge = matched
+            start, end = stream[i][1], stream[i + len(phrase) - 1][2]
+            self._add(out, bridge)
+            written = text[start:end]
+            out.matches.append(f"{written} -> {bridge.sujato[0]}")
+            native = self._is_native(phrase)
+            edits.append((start, end, f"{written} ({bridge.sujato[0]})" if native else bridge.sujato[0]))
+            i += len(phrase)
+        for s, e, w, _ in analyzed:
+            word = nasal(fold(w).replace("-", "").replace("'", "").replace("’", ""))
+            forms = self.pali_forms(word)
+            if not forms:
+                continue
+            for f in forms:
+                out.pali_weights[f] = out.pali_weights.get(f, 0.0) + 1.0
+            if any(s < ee and ss < e for ss, ee, _ in edits):
+                continue  # already bridged as an older rendering ("jhana" is both)
+            bridge = self._pali_bridge(word)
+            if bridge is not None:
+                self._add(out, bridge)
+                out.matches.append(f"{w} (Pali) -> {bridge.sujato[0]}")
+                edits.append((s, e, bridge.sujato[0]))
+        for s, e, new in sorted(edits, reverse=True):
+            out.dense_text = out.dense_text[:s] + new + out.dense_text[e:]
+        return out
+
+    def _add(self, out: BridgedQuery, bridge: Bridge) -> None:
+        for rendering in bridge.sujato:
+            for tok in tokenize(rendering):
+                if out.bm25_weights.get(tok, 0.0) < self.weight:
+                    out.bm25_weights[tok] = self.weight
+
+
+# ---- glue for the retriever ------------------------------------------------------------------------------------
+def bridge_plan(library, plan) -> None:
+    """Bridge a QueryPlan in place: weighted BM25 tokens, the dense text in the library's words, Pali forms."""
+    bridged = library.bridges.apply(plan.dense_text, plan.bm25_text)
+    plan.bm25_weights = bridged.bm25_weights
+    plan.pali_weights = bridged.pali_weights
+    if bridged.dense_text != plan.dense_text:
+        plan.dense_text = bridged.dense_text
+    if bridged.matches:
+        plan.notes.append("bridged: " + "; ".join(bridged.matches))
+
+
+def pali_ranking(library, weights: dict[str, float], k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+    pali = library.bridges.pali
+    if pali is None or not weights:
+        return []
+    return [(h.chunk_id, h.score) for h in pali.store.search_weighted(weights, k=k, allowed=allowed)]

@@ -1,0 +1,312 @@
+"""Sutta names beyond exact titles: other translators' titles, Pali names spelled a reader's way, descriptions.
+
+`tools.aliases.AliasIndex` knows the exact titles and nicknames. Readers also name texts as other translations
+title them ("Heirs in the Dhamma" for Sujato's "Heirs in the Teaching", "All the Taints" for "All the
+Defilements"), spell Pali names their way ("Kindada" for Kiṁdada, "Lahu-parivaṭṭa" for a word of the text's first
+line, "Tittha" for Titthāyatana), or describe the text ("Dog on a Leash"). When the exact index has nothing, a
+whole name (not a question: that is search's job) is matched four ways, each saying how it matched:
+
+- fuzzy Pali title — the name as one folded compound (hyphens and spaces gone, niggahīta read as a nasal,
+  "Sutta" dropped) against every Pali title, by edit ratio or as a prefix of a longer compound;
+- Pali text — the same compound against the words of each text's opening lines in Pali (many reader titles are
+  a key word of the text: Ekaṁsena, Appaṭivāna, Pabhassara), less certain the more texts share the word;
+- fuzzy title — the English words (with vocabulary bridges: taints -> defilements) against titles and names,
+  weighted by how rare each word is among titles;
+- semantic card — the name against the sutta cards (title, names, blurb, first lines), densely and by BM25.
+
+Generic words never make a match: a name must keep a distinctive word once "the", "discourse", "simile",
+"Buddha's", ordinals and the like are set aside (see `tools.aliases.distinctive`), so "the first discourse" or
+"the Buddha's last words" resolve to nothing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import math
+import re
+from collections.abc import Callable
+
+from rapidfuzz import fuzz, process
+
+from indexing.pali_index import nasal, pali_tokens
+from indexing.text import STOPWORDS, fold, tokenize
+from tools.aliases import (
+    GENERIC_NAME_WORDS,
+    MAX_WINDOW,
+    STRONG,
+    AliasCandidate,
+    AliasIndex,
+    AliasMatch,
+    AliasResolution,
+    distinctive,
+)
+
+log = logging.getLogger(__name__)
+
+FLOOR = 45.0  # below this no candidate is offered: "no sutta by that name" beats a guess
+LOOSE_CEILING = STRONG - 1.0
+LIMIT = 6
+PALI_RATIO = 84.0  # edit-ratio cut-off for a Pali title to count as the same name
+PALI_MIN_KEY = 5
+FUZZY_TITLE_SCALE = 88.0  # a perfect fuzzy English match still ranks under an exact one
+_SUFFIX = re.compile(r"(?:sutta|suttam|suttanta|sutra)$")
+_PALI_SUFFIX_WORDS = {"sutta", "suttam", "suttanta", "sutra"}
+_NAME_SUFFIX_WORDS = _PALI_SUFFIX_WORDS | {"discourse"}
+_UPAMA = re.compile(r"^(.+?)[aeiou]?upama$")
+SEMANTIC_CEILING = 80.0  # a description alone never names a text as surely as a title does
+DENSE_GAP = 0.03  # how far the best card must stand above the next for the dense match to count fully
+
+Embed = Callable[[str], list[float]]
+
+
+def _compound(words: list[str]) -> str:
+    return _SUFFIX.sub("", "".join(words))
+
+
+def _pali_stem(word: str) -> str:
+    stem = re.sub(r"[aeiou]+m?$", "", word)
+    return stem if len(stem) >= 3 else word
+
+
+class NameMatcher:
+    def __init__(self, aliases: AliasIndex, cards, bridges=None):
+        self.aliases = aliases
+        self.cards = cards
+        self.bridges = bridges
+        self.sutta_of = {c.doc_id: c.sutta_id for c in cards.cards.values()}
+        # Pali titles as compounds: `titthayatana` -> [AN 3.61]
+        self.pali_titles: dict[str, list[str]] = {}
+        # words of each text's opening Pali -> {sutta: position of the word's first use in the opening}
+        self.pali_words: dict[str, dict[str, int]] = {}
+        # English title and name tokens per sutta, and how many suttas' titles hold each token
+        self.title_tokens: dict[str, set[str]] = {}
+        self.title_df: dict[str, int] = {}
+        self.by_token: dict[str, set[str]] = {}
+        for card in cards.cards.values():
+            sid = card.sutta_id
+            if card.title_pali:
+                key = _compound(nasal(w) for w in re.findall(r"[a-z]+", fold(card.title_pali)))
+                if len(key) >= 3:
+                    self.pali_titles.setdefault(key, []).append(sid)
+            for position, word in enumerate(pali_tokens(card.opening_pali)):
+                if len(word) >= 4:
+                    self.pali_words.setdefault(word, {}).setdefault(sid, position)
+            toks = {t for t in tokenize(" ".join([card.title, *card.names])) if t not in GENERIC_NAME_WORDS}
+            if toks:
+                self.title_tokens[sid] = toks
+                for t in toks:
+                    self.title_df[t] = self.title_df.get(t, 0) + 1
+                    self.by_token.setdefault(t, set()).add(sid)
+        self._pali_title_keys = list(self.pali_titles)
+        self._sorted_titles = sorted(self.pali_titles)
+        self._sorted_words = sorted(self.pali_words)
+        self._sorted_tokens = sorted(self.by_token)
+        self._n_titles = max(1, len(self.title_tokens))
+        self._mean_idf = (sum(self._idf(t) for t in self.title_df) / len(self.title_df)) if self.title_df else 1.0
+
+    # ---- the whole resolution ---------------------------------------------------------------------------------
+    def resolve(self, name: str, embed: Embed | None = None) -> AliasResolution:
+        """Candidates for one name (a title, nickname or Pali name), best first, each saying how it matched."""
+        text = name.strip().strip("\"'“”‘’«»").strip()
+        exact = self.aliases.resolve(text)
+        words = re.findall(r"[\w’'-]+", text)
+        if exact.candidates or len(words) > MAX_WINDOW or not text:
+            return self._tie_break(exact, text)
+        folded = [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
+        content = [w for w in folded if w not in _NAME_SUFFIX_WORDS]
+        if not distinctive(" ".join(content)) or _is_question(text, folded):
+            return AliasResolution(text)
+        # "X Sutta" or a name all of whose words are Pali rather than English is matched as Pali
+        named = bool(folded) and (folded[-1] in _PALI_SUFFIX_WORDS or bool(_SUFFIX.search(folded[-1])))
+        pali_words = [w for w in content if w not in GENERIC_NAME_WORDS and w not in STOPWORDS]
+        ways: list[list[AliasCandidate]] = []
+        if named or (pali_words and all(self._is_pali(w) for w in pali_words)):
+            ways.append(self._pali(pali_words, text, named))
+        ways.append(self._fuzzy_title(text))
+        ways.append(self._semantic(text, embed))
+        ranked = _combine(ways)
+        if not ranked:
+            return AliasResolution(text)
+        return AliasResolution(text, [AliasMatch(text, 0, len(words), ranked[0].score, ranked)])
+
+    def _candidate(self, sid: str, via: str, matched: str, score: float, how: str) -> AliasCandidate:
+        return AliasCandidate(sid, self.aliases.titles.get(sid, ""), via, matched, round(score, 1), how, how)
+
+    def _is_pali(self, word: str) -> bool:
+        if self.bridges is None or self.bridges.pali is None or len(word) < PALI_MIN_KEY - 1:
+            return False
+        return bool(self.bridges.pali_forms(word))
+
+    # ---- exact matches shared by several suttas ---------------------------------------------------------------
+    def _tie_break(self, resolution: AliasResolution, text: str) -> AliasResolution:
+        """Several suttas share the name (three "Yodhājīvasutta"): put first the one whose card otherwise speaks
+        of the name — a title that is a person's name is usually about that person."""
+        for m in resolution.matches:
+            if not m.ambiguous or self.cards.bm25 is None:
+                continue
+            weights = {t: 1.0 for t in tokenize(text)}
+            hits = dict(self.cards.search_bm25(weights, k=200))
+            by_sid = {self.sutta_of.get(d, d): s for d, s in hits.items()}
+            m.candidates.sort(key=lambda c: (-c.score, -by_sid.get(c.sutta_id, 0.0)))
+            # a slight edge so the resolution's ranking (by score) keeps the order just decided
+            for i, c in enumerate(m.candidates):
+                c.score = round(c.score - 0.01 * i, 2)
+        return resolution
+
+    # ---- Pali ----------------------------------------------------------------------------------------------
+    def _pali(self, words: list[str], text: str, named: bool) -> list[AliasCandidate]:
+        out: list[AliasCandidate] = []
+        keys = {_compound(words)}
+        if named:
+            keys.update(w for w in words if len(w) >= PALI_MIN_KEY)  # "Rathakara (Pacetana) Sutta": each part too
+        for key in keys:
+            # a simile's name compounds with upamā and merges the vowels: vatthūpama = vattha + upamā
+            m = _UPAMA.match(key)
+            if m and len(m.group(1)) >= 3:
+                keys.add(m.group(1) + "a")
+        shortest = PALI_MIN_KEY - 1 if named else PALI_MIN_KEY
+        for key in keys:
+            if len(key) < shortest:
+                continue
+            # spelling variants keep the first letters: `ittha` is another word than `tittha`
+            for match, ratio, _ in process.extract(key, self._pali_title_keys, scorer=fuzz.ratio, limit=4,
+                                                   score_cutoff=PALI_RATIO):
+                if match[:2] == key[:2]:
+                    for sid in self.pali_titles[match]:
+                        out.append(self._candidate(sid, match, text, ratio * 0.95, "fuzzy Pali title"))
+            if len(key) >= PALI_MIN_KEY:
+                # one is a compound of the other: `tittha` / `titthayatana`
+                for title_key in self._prefixed(self._sorted_titles, key):
+                    for sid in self.pali_titles[title_key]:
+                        out.append(self._candidate(sid, title_key, text, 80.0 * (len(key) / len(title_key)) ** 0.25,
+                                                   "fuzzy Pali title"))
+            # a key word of the text's opening lines, inflected or in sandhi (`pabhassaramidam`); the earlier it
+            # stands and the fewer texts open with it, the likelier it names the text
+            stem = _pali_stem(key)
+            for word in self._prefixed(self._sorted_words, stem):
+                if not (word.startswith(key) or len(word) - len(stem) <= 4):
+                    continue
+                suttas = self.pali_words[word]
+                for sid, position in suttas.items():
+                    score = 84.0 - 4.0 * math.log2(len(suttas)) - 2.0 * math.log2(1 + position)
+                    out.append(self._candidate(sid, word, text, score, "Pali text"))
+        return out
+
+    @staticmethod
+    def _prefixed(ordered: list[str], prefix: str) -> list[str]:
+        lo = bisect.bisect_left(ordered, prefix)
+        out = []
+        for w in ordered[lo:]:
+            if not w.startswith(prefix):
+                break
+            out.append(w)
+            if len(out) > 50:
+                break
+        return out
+
+    # ---- English -------------------------------------------------------------------------------------------
+    def _query_tokens(self, text: str) -> dict[str, float]:
+        """The name's English tokens (generic words out), with bridged words at their reduced weight."""
+        keep = " ".join(w for w in re.findall(r"[\w’'-]+", text) if fold(w) not in GENERIC_NAME_WORDS)
+        if self.bridges is not None:
+            weights = dict(self.bridges.apply(keep).bm25_weights)
+        else:
+            weights = {t: 1.0 for t in tokenize(keep)}
+        return {t: w for t, w in weights.items() if t not in STOPWORDS and t not in GENERIC_NAME_WORDS}
+
+    def _idf(self, token: str) -> float:
+        return math.log(1 + self._n_titles / (1 + self.title_df.get(token, 0)))
+
+    def _title_match(self, token: str) -> list[str]:
+        """Title tokens this reader token matches: itself, or one a prefix of the other (bucketful / bucket)."""
+        found = [token] if token in self.by_token else []
+        if len(token) >= 5:
+            found += [t for t in self._prefixed(self._sorted_tokens, token) if t != token]
+            found += [token[:n] for n in range(5, len(token)) if token[:n] in self.by_token]
+        return found
+
+    def _fuzzy_title(self, text: str) -> list[AliasCandidate]:
+        """Titles and names sharing the name's rarer words: an F1 of shared word weight (IDF among titles)
+        against the name's words and against the title's."""
+        weights = self._query_tokens(text)
+        if not weights:
+            return []
+        shared: dict[str, float] = {}
+        total_q = 0.0
+        for t, w in weights.items():
+            matches = self._title_match(t)
+            # a word no title has cannot tell titles apart; it counts as an average title word
+            total_q += w * (max(self._idf(m) for m in matches) if matches else self._mean_idf)
+            for m in matches:
+                for sid in self.by_token.get(m, ()):
+                    shared[sid] = shared.get(sid, 0.0) + w * self._idf(m)
+        out = []
+        for sid, s in shared.items():
+            total_t = sum(self._idf(t) for t in self.title_tokens[sid])
+            p, r = min(1.0, s / total_q), min(1.0, s / total_t)
+            f1 = 2 * p * r / (p + r) if p + r else 0.0
+            if f1 >= 0.4:
+                out.append(self._candidate(sid, self.aliases.titles.get(sid, ""), text, FUZZY_TITLE_SCALE * f1,
+                                           "fuzzy title"))
+        return out
+
+    def _semantic(self, text: str, embed: Embed | None) -> list[AliasCandidate]:
+        """The cards most like the name. Dense: the best card counts in proportion to how far it stands above
+        the next (a name that fits many texts equally singles out none); BM25 over the cards by rank."""
+        scores: dict[str, float] = {}
+        weights = self._query_tokens(text)
+        for rank, (doc, _) in enumerate(self.cards.search_bm25(weights, k=5) if weights else []):
+            scores[doc] = scores.get(doc, 0.0) + 40.0 / (1 + rank)
+        if embed is not None and (self.cards.matrix is not None or self.cards.name_matrix is not None):
+            try:
+                vector = embed(self.bridges.apply(text).dense_text if self.bridges is not None else text)
+            except Exception as exc:  # the embedding side down: BM25 over cards still answers
+                log.warning("semantic name matching without vectors: %s", exc)
+                vector = None
+            # a name is compared with names first (title with title), then with whole cards
+            for hits, top_weight in ((self.cards.search_names(vector, k=3), 60.0),
+                                     (self.cards.search_dense(vector, k=3), 30.0)):
+                if len(hits) < 2:
+                    continue
+                gap = hits[0][1] - hits[1][1]
+                scores[hits[0][0]] = scores.get(hits[0][0], 0.0) + top_weight * min(1.0, gap / DENSE_GAP)
+                for rank, (doc, _) in enumerate(hits[1:], 1):
+                    scores[doc] = scores.get(doc, 0.0) + top_weight / 3 / rank
+        return [self._candidate(self.sutta_of.get(doc, doc), doc, text, min(SEMANTIC_CEILING, score), "semantic card")
+                for doc, score in scores.items()]
+
+
+_QUESTION_START = frozenset(
+    ["is", "are", "was", "were", "do", "does", "did", "what", "which", "who", "whom", "whose", "where", "when", "why", "how", "can", "could", "should", "would", "will", "tell", "explain", "find", "show", "give", "list"]
+)
+
+
+def _is_question(text: str, folded: list[str]) -> bool:
+    """A question or request ("Is the house burning down?") is search's to answer, not a name to match loosely."""
+    return text.rstrip().endswith("?") or (bool(folded) and folded[0] in _QUESTION_START)
+
+
+def _combine(ways: list[list[AliasCandidate]]) -> list[AliasCandidate]:
+    """One ranking from several independent ways: within a way a sutta keeps its best score; across ways the
+    scores combine as independent evidence (noisy-OR), so two moderate agreeing signals beat one alone. Each
+    candidate keeps the way that gave it the most."""
+    best: dict[str, AliasCandidate] = {}
+    doubt: dict[str, float] = {}
+    for way in ways:
+        top: dict[str, AliasCandidate] = {}
+        for c in way:
+            if c.sutta_id not in top or top[c.sutta_id].score < c.score:
+                top[c.sutta_id] = c
+        for sid, c in top.items():
+            doubt[sid] = doubt.get(sid, 1.0) * (1.0 - min(c.score, 99.0) / 100.0)
+            if sid not in best or best[sid].score < c.score:
+                best[sid] = c
+    out = []
+    for sid, c in best.items():
+        # only an exact title or nickname is the reader naming a text (STRONG); anything looser stays below it
+        c.score = round(min(LOOSE_CEILING, 100.0 * (1.0 - doubt[sid])), 1)
+        if c.score >= FLOOR:
+            out.append(c)
+    out.sort(key=lambda c: (-c.score, c.sutta_id))
+    return out[:LIMIT]
