@@ -13,12 +13,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 from conftest import FakeEmbedding
+from helpers_tools import cached_index
 
-from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
 
@@ -106,24 +105,12 @@ def write_names_corpus(root: Path) -> Path:
     return tree
 
 
-_BUILT: dict[str, tuple[ScholarSettings, FakeEmbedding]] = {}
-_LOCK = threading.Lock()
-
-
 def names_index(base: Path) -> tuple[ScholarSettings, FakeEmbedding]:
-    with _LOCK:
-        if "index" not in _BUILT:
-            tree = write_names_corpus(base / "corpus")
-            nick = base / "nicknames.csv"
-            nick.write_text(NICKNAMES, encoding="utf-8")
-            titles = base / "titles.csv"
-            titles.write_text("alias,sutta_id,translator,source\n", encoding="utf-8")
-            settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
-                                       nicknames_csv=nick, titles_csv=titles, chroma_url=None)
-            embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
-            ingest(settings, [tree], embed_model=embed, progress=False)
-            _BUILT["index"] = (settings, embed)
-        return _BUILT["index"]
+    """The tiny names index (built once per session), with an empty other-translations table."""
+    titles = base / "titles.csv"
+    base.mkdir(parents=True, exist_ok=True)
+    titles.write_text("alias,sutta_id,translator,source\n", encoding="utf-8")
+    return cached_index("names", base, write_names_corpus, NICKNAMES, titles_csv=titles)
 
 
 def open_names_library(base: Path, **overrides) -> Library:

@@ -97,19 +97,25 @@ _BUILT: dict[str, tuple[ScholarSettings, FakeEmbedding]] = {}
 _LOCK = threading.Lock()
 
 
+def cached_index(name: str, base: Path, write_corpus, nicknames: str, **settings) -> tuple[ScholarSettings, FakeEmbedding]:
+    """Settings and embedding model of a tiny index built once per test session (first `base` wins): the corpus
+    `write_corpus(base / "corpus")` writes, with `nicknames` as the nicknames CSV and any other settings given."""
+    with _LOCK:
+        if name not in _BUILT:
+            tree = write_corpus(base / "corpus")
+            csv_path = base / "nicknames.csv"
+            csv_path.write_text(nicknames, encoding="utf-8")
+            config = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
+                                     nicknames_csv=csv_path, chroma_url=None, **settings)
+            embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
+            ingest(config, [tree], embed_model=embed, progress=False)
+            _BUILT[name] = (config, embed)
+        return _BUILT[name]
+
+
 def tools_index(base: Path) -> tuple[ScholarSettings, FakeEmbedding]:
     """Settings and embedding model of the shared tiny index under `base` (built on first use)."""
-    with _LOCK:
-        if "index" not in _BUILT:
-            tree = write_tools_corpus(base / "corpus")
-            csv_path = base / "nicknames.csv"
-            csv_path.write_text(NICKNAMES, encoding="utf-8")
-            settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
-                                       nicknames_csv=csv_path, chroma_url=None)
-            embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
-            ingest(settings, [tree], embed_model=embed, progress=False)
-            _BUILT["index"] = (settings, embed)
-        return _BUILT["index"]
+    return cached_index("index", base, write_tools_corpus, NICKNAMES)
 
 
 def open_library(base: Path, **overrides) -> Library:

@@ -98,25 +98,12 @@ Vectors = tuple[list[str], np.ndarray]
 def _read_vectors(settings) -> tuple[Vectors | None, Vectors | None]:
     """(card vectors, name vectors), each as ids and a unit-normalised matrix, read from Chroma once."""
     try:
-        store = open_card_vectors(settings)
-        ids: list[str] = []
-        parts = []
-        offset, page = 0, 5000
-        while True:
-            got = store.collection.get(include=["embeddings"], limit=page, offset=offset)
-            ids.extend(got["ids"])
-            if len(got["ids"]):
-                parts.append(np.asarray(got["embeddings"], dtype=np.float32))
-            if len(got["ids"]) < page:
-                break
-            offset += page
+        ids, m = open_card_vectors(settings).embeddings()
     except Exception as exc:  # Chroma in any state: cards then work on BM25 alone
         log.warning("sutta card vectors unavailable (%s); cards searched by BM25 only", exc)
         return None, None
     if not ids:
         return None, None
-    m = np.vstack(parts)
-    m /= np.linalg.norm(m, axis=1, keepdims=True) + 1e-9
     is_name = np.array([i.endswith(NAME_SUFFIX) for i in ids])
     cards = ([i for i in ids if not i.endswith(NAME_SUFFIX)], m[~is_name])
     names = ([i.removesuffix(NAME_SUFFIX) for i in ids if i.endswith(NAME_SUFFIX)], m[is_name])

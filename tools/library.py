@@ -165,39 +165,38 @@ class Library:
                                                      self.settings.titles_csv, self.cards.cards)
         return self._aliases
 
+    def _once(self, attr: str, build):
+        """The value cached in `attr`, built on first use under the lock (one build per process)."""
+        value = getattr(self, attr)
+        if value is None:
+            with self._lock:
+                value = getattr(self, attr)
+                if value is None:
+                    value = build()
+                    setattr(self, attr, value)
+        return value
+
     @property
     def cards(self) -> "CardIndex":
         """Sutta cards (titles, names, blurb, first lines), searched to find suttas as wholes."""
-        if self._cards is None:
-            from tools.cards import CardIndex
+        from tools.cards import CardIndex
 
-            with self._lock:
-                if self._cards is None:
-                    self._cards = CardIndex.open(self.settings, dense=self.dense_ready)
-        return self._cards
+        return self._once("_cards", lambda: CardIndex.open(self.settings, dense=self.dense_ready))
 
     @property
     def bridges(self) -> "Bridges":
         """Older-translation and Pali words -> this translation's, and the Pali index they search."""
-        if self._bridges is None:
-            from tools.bridges import Bridges
+        from tools.bridges import Bridges
 
-            with self._lock:
-                if self._bridges is None:
-                    self._bridges = Bridges.load(self.bm25, self.settings.index_dir, self.settings.bridges_file,
-                                                 self.settings.bridge_weight)
-        return self._bridges
+        return self._once("_bridges", lambda: Bridges.load(self.bm25, self.settings.index_dir,
+                                                           self.settings.bridges_file, self.settings.bridge_weight))
 
     @property
     def names(self) -> "NameMatcher":
         """Fuzzy, Pali and semantic matching of a sutta's name, over the alias index and the cards."""
-        if self._names is None:
-            from tools.names import NameMatcher
+        from tools.names import NameMatcher
 
-            with self._lock:
-                if self._names is None:
-                    self._names = NameMatcher(self.aliases, self.cards, self.bridges)
-        return self._names
+        return self._once("_names", lambda: NameMatcher(self.aliases, self.cards, self.bridges))
 
     def embed_query(self, text: str) -> list[float]:
         """The query's vector, LRU-cached: the agent often searches the same words twice in a turn."""
@@ -266,19 +265,7 @@ class Library:
                 try:
                     if self.chroma.count() > MATRIX_MAX_VECTORS:
                         raise ToolError("collection too large to hold in memory")
-                    ids: list[str] = []
-                    parts: list[np.ndarray] = []
-                    offset, page = 0, 5000
-                    while True:
-                        got = self.chroma.collection.get(include=["embeddings"], limit=page, offset=offset)
-                        ids.extend(got["ids"])
-                        if len(got["ids"]):
-                            parts.append(np.asarray(got["embeddings"], dtype=np.float32))
-                        if len(got["ids"]) < page:
-                            break
-                        offset += page
-                    m = np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
-                    m /= np.linalg.norm(m, axis=1, keepdims=True) + 1e-9
+                    ids, m = self.chroma.embeddings()
                     self._matrix = (ids, {cid: i for i, cid in enumerate(ids)}, m)
                 except Exception as exc:  # any failure: keep using Chroma's own search
                     log.warning("dense vectors not cached in memory (%s); searching Chroma directly", exc)

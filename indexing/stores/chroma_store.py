@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+import numpy as np
 
 from indexing.errors import IndexingError
 from indexing.models import Chunk
@@ -94,6 +95,23 @@ class ChromaStore:
 
     def count(self) -> int:
         return self.collection.count()
+
+    def embeddings(self, page: int = 5000) -> tuple[list[str], np.ndarray]:
+        """Every stored vector, unit-normalised, as (ids, float32 matrix), read in pages."""
+        ids: list[str] = []
+        parts: list[np.ndarray] = []
+        offset = 0
+        while True:
+            got = self.collection.get(include=["embeddings"], limit=page, offset=offset)
+            ids.extend(got["ids"])
+            if len(got["ids"]):
+                parts.append(np.asarray(got["embeddings"], dtype=np.float32))
+            if len(got["ids"]) < page:
+                break
+            offset += page
+        m = np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+        m /= np.linalg.norm(m, axis=1, keepdims=True) + 1e-9
+        return ids, m
 
     def search(self, vector: list[float], k: int = 20, where: dict[str, str] | None = None) -> list[DenseHit]:
         from llama_index.core.vector_stores.types import (
