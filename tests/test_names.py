@@ -35,6 +35,12 @@ def test_fuzzy_pali_title(lib):
     assert _first(lib, "Gadulabaddha Sutta") == ("SN 22.99", "fuzzy Pali title")  # one consonant short
 
 
+def test_simile_names_split_off_upama(lib):
+    # readers' "Vatthūpama" for Sujato's "Vattha": the simile compound merges the vowels (vattha + upamā)
+    sid, how = _first(lib, "Gaddulabaddhūpama Sutta")
+    assert sid == "SN 22.99" and how == "fuzzy Pali title"
+
+
 def test_other_translation_title_through_a_bridge(lib):
     # older translations call āsavā "taints"; Sujato's title is "All the Defilements"
     sid, how = _first(lib, "All the Taints")

@@ -160,11 +160,8 @@ class NameMatcher:
         keys = {_compound(words)}
         if named:
             keys.update(w for w in words if len(w) >= PALI_MIN_KEY)  # "Rathakara (Pacetana) Sutta": each part too
-        for key in keys:
-            # a simile's name compounds with upamā and merges the vowels: vatthūpama = vattha + upamā
-            m = _UPAMA.match(key)
-            if m and len(m.group(1)) >= 3:
-                keys.add(m.group(1) + "a")
+        # a simile's name compounds with upamā and merges the vowels: vatthūpama = vattha + upamā
+        keys |= {m.group(1) + "a" for key in keys if (m := _UPAMA.match(key)) and len(m.group(1)) >= 3}
         shortest = PALI_MIN_KEY - 1 if named else PALI_MIN_KEY
         for key in keys:
             if len(key) < shortest:
@@ -181,16 +178,21 @@ class NameMatcher:
                     for sid in self.pali_titles[title_key]:
                         out.append(self._candidate(sid, title_key, text, 80.0 * (len(key) / len(title_key)) ** 0.25,
                                                    "fuzzy Pali title"))
-            # a key word of the text's opening lines, inflected or in sandhi (`pabhassaramidam`); the earlier it
-            # stands and the fewer texts open with it, the likelier it names the text
+            # a key word of the text's opening lines, inflected or in sandhi (`pabhassaramidam`): the earlier it
+            # stands and the fewer texts open with it, the likelier it names the text (how often a long opening
+            # repeats it was tried and misleads: lists repeat their words)
             stem = _pali_stem(key)
+            found: dict[str, list] = {}  # sutta -> [first position of any form, fewest texts sharing one, word]
             for word in self._prefixed(self._sorted_words, stem):
                 if not (word.startswith(key) or len(word) - len(stem) <= 4):
                     continue
                 suttas = self.pali_words[word]
                 for sid, position in suttas.items():
-                    score = 84.0 - 4.0 * math.log2(len(suttas)) - 2.0 * math.log2(1 + position)
-                    out.append(self._candidate(sid, word, text, score, "Pali text"))
+                    slot = found.setdefault(sid, [position, len(suttas), word])
+                    slot[0], slot[1] = min(slot[0], position), min(slot[1], len(suttas))
+            for sid, (position, sharing, word) in found.items():
+                score = 84.0 - 4.0 * math.log2(sharing) - 2.0 * math.log2(1 + position)
+                out.append(self._candidate(sid, word, text, score, "Pali text"))
         return out
 
     @staticmethod
@@ -304,8 +306,9 @@ def _combine(ways: list[list[AliasCandidate]]) -> list[AliasCandidate]:
                 best[sid] = c
     out = []
     for sid, c in best.items():
-        # only an exact title or nickname is the reader naming a text (STRONG); anything looser stays below it
-        c.score = round(min(LOOSE_CEILING, 100.0 * (1.0 - doubt[sid])), 1)
+        # only an exact title or nickname is the reader naming a text (STRONG); anything looser is scaled below
+        # it (scaled, not capped, so two strong loose matches keep their order)
+        c.score = round(LOOSE_CEILING * (1.0 - doubt[sid]), 1)
         if c.score >= FLOOR:
             out.append(c)
     out.sort(key=lambda c: (-c.score, c.sutta_id))
