@@ -31,8 +31,8 @@ def test_older_term_bridges_bm25_and_dense(tmp_path):
     bridges = Bridges.load(None, None, file)
     out = bridges.apply("What should monks do about sloth and torpor?")
     assert out.dense_text == "What should mendicant do about dullness and drowsiness?"
-    assert out.bm25_weights["monk"] == 1.0 and out.bm25_weights["mendicant"] == 0.5  # the reader's word stays
-    assert out.bm25_weights["dullness"] == 0.5 and out.bm25_weights["sloth"] == 1.0
+    assert out.bm25_weights["monk"] == 1.0 and out.bm25_weights["mendicant"] == 0.3  # the reader's word stays
+    assert out.bm25_weights["dullness"] == 0.3 and out.bm25_weights["sloth"] == 1.0
     assert out.matches == ["monks -> mendicant", "sloth and torpor -> dullness and drowsiness"]
     assert not bridges.apply("What does the Buddha say about mendicants?").matches
 

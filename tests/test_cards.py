@@ -61,7 +61,7 @@ def test_title_only_match_via_the_card(lib):
 
 
 def test_without_cards_the_title_only_question_misses(lib):
-    off = lib.settings.model_copy(update={"card_bm25_weight": 0.0, "card_dense_weight": 0.0, "card_name_weight": 0.0})
+    off = lib.settings.model_copy(update={"card_weight": 0.0})
     from tools.library import Library
 
     plain = Library.open(off, embed_model=lib.embed_model)

@@ -29,7 +29,7 @@ from indexing.text import STOPWORDS, fold, tokenize
 log = logging.getLogger(__name__)
 
 BRIDGES_FILE = Path(__file__).parent / "data" / "bridges.toml"
-BRIDGE_WEIGHT = 0.5  # default share of a bridged word in BM25 against the reader's own (settings.bridge_weight)
+BRIDGE_WEIGHT = 0.3  # default share of a bridged word in BM25 against the reader's own (settings.bridge_weight)
 NATIVE_MIN_CHUNKS = 25  # an older word in at least this many English passages is the translation's own word too
 PALI_MIN_LEN = 4
 PALI_MAX_SUFFIX = 4  # inflection endings a stem may take: jhan-a, jhan-am, jhan-ani, jhan-ena, jhan-assa

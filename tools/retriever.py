@@ -367,9 +367,13 @@ def _boosts(library, plan: QueryPlan, fused: dict[str, float]) -> dict[str, floa
 
 def _card_scores(library, plan: QueryPlan, fused: dict[str, float], want_bm25: bool, want_dense: bool,
                  allowed: set[str] | None) -> dict[str, float]:
-    """Suttas found by their cards (title, names, blurb, first lines) as a whole, fused by weighted RRF and added
-    to `fused` on each sutta's best passage. Returns chunk_id -> the card score it received."""
+    """Suttas found as wholes by their cards (title, names, blurb, first lines): their card rankings fuse by RRF
+    into one sutta score s in (0, 1] (1 for the best), and card_weight * s / (rrf_k + 1) — that share of a
+    first-ranked list — is added to the sutta's best passage, found among the passage candidates or inside the
+    sutta. Returns chunk_id -> s for the passages that received it."""
     settings = library.settings
+    if not settings.card_weight:
+        return {}
     vector = None
     if want_dense:
         try:
@@ -378,15 +382,18 @@ def _card_scores(library, plan: QueryPlan, fused: dict[str, float], want_bm25: b
             vector = None
     weights = plan.bm25_weights or {t: 1.0 for t in tokenize(plan.bm25_text)}
     lists = card_rankings(library, weights if want_bm25 else {}, vector)
-    if not lists or not (settings.card_bm25_weight or settings.card_dense_weight or settings.card_name_weight):
+    if not lists:
         return {}
     docs = rrf(lists, {"card_bm25": settings.card_bm25_weight, "card_dense": settings.card_dense_weight,
                        "card_name": settings.card_name_weight}, settings.rrf_k)
-    top = [d for d, _ in sorted(docs.items(), key=lambda x: -x[1])[:CARD_DOCS]]
+    top = sorted(docs.items(), key=lambda x: -x[1])[:CARD_DOCS]
+    if not top or top[0][1] <= 0:
+        return {}
+    share = {doc: score / top[0][1] for doc, score in top}
     out: dict[str, float] = {}
-    for doc, cid in best_passages(library, top, fused, weights, vector, allowed).items():
-        fused[cid] = fused.get(cid, 0.0) + docs[doc]
-        out[cid] = docs[doc]
+    for doc, cid in best_passages(library, list(share), fused, weights, vector, allowed).items():
+        fused[cid] = fused.get(cid, 0.0) + settings.card_weight * share[doc] / (settings.rrf_k + 1)
+        out[cid] = share[doc]
     return out
 
 

@@ -40,6 +40,7 @@ class BM25Store:
         self.analyzer = analyzer
         self._bm25: bm25s.BM25 | None = None
         self._ids: list[str] = []
+        self._last_scores: tuple[tuple, np.ndarray] | None = None
 
     @property
     def ready(self) -> bool:
@@ -48,6 +49,7 @@ class BM25Store:
     def build(self, items: list[tuple[str, str]]) -> None:
         """items: (chunk_id, searchable text). Rebuilt whole: ~11k chunks index in a couple of seconds."""
         self._ids = [cid for cid, _ in items]
+        self._last_scores = None
         corpus_tokens = [self.analyzer(text) or ["_empty_"] for _, text in items]
         model = bm25s.BM25()
         if corpus_tokens:
@@ -84,6 +86,7 @@ class BM25Store:
                 f"{self.tokenizer_id!r}: re-run `scholar ingest` to rebuild it"
             )
         self._ids = json.loads((self.directory / "ids.json").read_text())
+        self._last_scores = None
         self._bm25 = bm25s.BM25.load(str(self.directory), show_progress=False, mmap=False) if self._ids else None
         return self
 
@@ -122,11 +125,16 @@ class BM25Store:
         known = [(vocab[t], w) for t, w in weights.items() if t in vocab and w]
         if not known:
             return None
+        key = tuple(sorted(known))
+        memo = self._last_scores  # one query is scored again for the suttas its cards found: score it once
+        if memo is not None and memo[0] == key:
+            return memo[1]
         data, indptr, indices = (self._bm25.scores[k] for k in ("data", "indptr", "indices"))
         scores = np.zeros(len(self._ids), dtype=np.float32)
         for tid, w in known:
             lo, hi = indptr[tid], indptr[tid + 1]
             scores[indices[lo:hi]] += w * data[lo:hi]  # one posting per item and token: no repeated indices
+        self._last_scores = (key, scores)
         return scores
 
     def vocabulary(self) -> dict[str, int]:
