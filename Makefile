@@ -70,6 +70,8 @@ e2e: setup index
 
 eval: setup index
 	$(BIN)/scholar eval retrieval --questions ../shared/eval/retrieval-dev.jsonl --mode all --json bench/out/eval-retrieval.json
+	$(BIN)/scholar eval retrieval --questions ../shared/eval/external-dev.jsonl --mode all --json bench/out/eval-retrieval-external.json
+	$(BIN)/scholar eval aliases --aliases ../shared/eval/aliases-dev.csv --json bench/out/eval-aliases.json
 	$(BIN)/scholar eval claims --claims ../shared/eval/claims-dev.jsonl --json bench/out/eval-claims.json
 	$(BIN)/scholar eval answers --questions ../shared/eval/retrieval-dev.jsonl --json bench/out/eval-answers.json
 

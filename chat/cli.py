@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("eval", help="evaluation commands")
     ev = s.add_subparsers(dest="target", required=True)
     e = ev.add_parser("retrieval")
-    e.add_argument("--questions", type=Path, required=True)
+    e.add_argument("--questions", type=Path, nargs="+", required=True, help="one or more JSONL files, each reported")
     e.add_argument("--mode", default="all", help="bm25|dense|hybrid|hybrid+rerank|all (comma list allowed)")
     e.add_argument("--k", type=int, default=10)
     e.add_argument("--json", type=Path, dest="json_out")

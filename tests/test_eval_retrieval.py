@@ -52,3 +52,20 @@ def test_run_writes_the_report(tmp_path_factory, tmp_path, capsys):
     assert retrieval.run(Namespace(questions=questions, mode="bm25", k=5, json_out=single), lib.settings, library=lib) == 0
     data = json.loads(single.read_text())
     assert data["mode"] == "bm25" and "modes" not in data and "hit@1" in data["by_kind"]["by_content"]
+
+
+def test_several_question_files_are_reported_side_by_side(tmp_path_factory, tmp_path, capsys):
+    lib = open_library(tmp_path_factory.getbasetemp() / "tools-index")
+    first, second = tmp_path / "ours.jsonl", tmp_path / "readers.jsonl"
+    first.write_text(json.dumps({"id": "a", "question": "What does MN 21 say about bandits?", "gold": ["MN 21"],
+                                 "kind": "by_id"}) + "\n")
+    second.write_text(json.dumps({"id": "b", "question": "In the Fire Sermon, what is burning?", "gold": ["SN 35.28"],
+                                  "kind": "by_alias"}) + "\n")
+    out = tmp_path / "both.json"
+    args = Namespace(questions=[first, second], mode="hybrid", k=10, json_out=out)
+    assert retrieval.run(args, lib.settings, library=lib) == 0
+    report = json.loads(out.read_text())
+    assert set(report["files"]) == {"ours", "readers"}
+    assert report["files"]["ours"]["mode"] == "hybrid" and report["files"]["readers"]["hit@1"] == 1.0
+    printed = capsys.readouterr().out
+    assert printed.count("retrieval eval: 1 questions") == 2 and "readers.jsonl" in printed

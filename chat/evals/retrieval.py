@@ -119,29 +119,41 @@ def format_table(results: dict[str, dict]) -> str:
 
 
 def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
+    """One question file: the table and JSON as always. Several (`--questions A B`): a table per file and a JSON
+    object {"files": {file stem: that file's report}} — questions in the translation's words and in readers'
+    words are read side by side, not averaged into one figure."""
+    paths = args.questions if isinstance(args.questions, list) else [args.questions]
     modes = _modes(args.mode)
-    questions = [q for q in load_questions(args.questions) if q.get("gold")]
     library = library or Library.open(settings)
     if library.dense_error:
         log.warning("dense side unavailable (%s): dense and hybrid figures are BM25 fallbacks", library.dense_error)
     library.warm()
     search(library, "warm-up query about the four noble truths", k=args.k, mode="hybrid")
-    results = {mode: evaluate_mode(library, questions, mode, args.k) for mode in modes}
-    if "hybrid+rerank" in results:
+    payloads = {}
+    for path in paths:
+        questions = [q for q in load_questions(path) if q.get("gold")]
+        results = {mode: evaluate_mode(library, questions, mode, args.k) for mode in modes}
+        sys.stdout.write(f"retrieval eval: {len(questions)} questions with gold, k={args.k}, {path}\n")
+        sys.stdout.write(format_table(results) + "\n")
+        payloads[path.stem] = _payload(results, modes)
+    if "hybrid+rerank" in modes:
         from tools.rerank import get_reranker
 
         log.info("reranker for hybrid+rerank: %s", get_reranker(library).name)
-    sys.stdout.write(f"retrieval eval: {len(questions)} questions with gold, k={args.k}, {args.questions}\n")
-    sys.stdout.write(format_table(results) + "\n")
     if args.json_out:
-        main = results.get("hybrid") or next(iter(results.values()))
-        payload = {m: main[m] for m in METRICS} | {"by_kind": main["by_kind"], "n": main["n"]}
-        if len(results) > 1:
-            payload["modes"] = results
-        else:
-            payload["mode"] = modes[0]
-            payload["misses"] = main["misses"]
+        payload = next(iter(payloads.values())) if len(paths) == 1 else {"files": payloads}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         sys.stdout.write(f"wrote {args.json_out}\n")
     return 0
+
+
+def _payload(results: dict[str, dict], modes: list[str]) -> dict:
+    main = results.get("hybrid") or next(iter(results.values()))
+    payload = {m: main[m] for m in METRICS} | {"by_kind": main["by_kind"], "n": main["n"]}
+    if len(results) > 1:
+        payload["modes"] = results
+    else:
+        payload["mode"] = modes[0]
+        payload["misses"] = main["misses"]
+    return payload
