@@ -19,7 +19,7 @@ from pathlib import Path
 from indexing.pali_index import nasal
 from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
-from tools.bridges import BRIDGES_FILE, NATIVE_MIN_CHUNKS, _pali_stem, load_bridges
+from tools.bridges import BRIDGES_FILE, NATIVE_MIN_CHUNKS, load_bridges
 
 
 def main() -> int:
@@ -41,7 +41,9 @@ def main() -> int:
                   if (toks := set(tokenize(o))) and sum(1 for c in chunk_tokens if toks <= c) >= NATIVE_MIN_CHUNKS]
         if not bridge.pali:
             continue
-        stems = [re.compile(r"\b" + re.escape(_pali_stem(nasal(fold(p).replace(" ", ""))))) for p in bridge.pali]
+        # a-stems inflect their last vowel (jhāna -> jhānaṁ); i- and u-stems keep it (bhikkhunī, not bhikkhunā)
+        keys = [nasal(fold(p).replace(" ", "")) for p in bridge.pali]
+        stems = [re.compile(r"\b" + re.escape(k[:-1] if k.endswith("a") else k)) for k in keys]
         hits = [en for pali, en in rows if any(s.search(pali) for s in stems)]
         share = sum(1 for en in hits if any(r <= en for r in rendered)) / len(hits) if hits else 0.0
         flag = "" if share >= args.min_share else "  <-- low"
