@@ -73,3 +73,9 @@ def test_the_trace_says_how_it_matched(lib):
     tools = CanonTools(lib, TurnRecorder())
     text = tools.resolve_alias("Lahu-parivaṭṭa Sutta")
     assert "AN 1.48" in text and "Pali text" in text
+
+
+def test_search_notes_say_what_named_the_sutta(lib):
+    plan = plan_query(lib, "What does the Kindada Sutta say about giving strength?")
+    assert plan.pinned_docs == ["sn1.42"]
+    assert any("names SN 1.42 (exact Pali title" in n for n in plan.notes)

@@ -134,6 +134,8 @@ def plan_query(library, query: str, use_names: bool = True) -> QueryPlan:
                 pinned.append(doc_id)
             else:
                 boosted[doc_id] = max(boosted.get(doc_id, 0.0), cand.score / 100)
+            # the trace says what named the sutta and how, so a wrong name is visible as such
+            notes.append(f"{cand.matched!r} names {cand.sutta_id} ({cand.how or cand.source}, {cand.score:.0f})")
 
     collections = collection_hints(stripped)
     words = re.findall(r"[\w’'-]+", stripped)
