@@ -1,6 +1,6 @@
 """The JSON HTTP API: the chat's cited answers, search and sutta text for scripts, notebooks and other front ends.
 
-Standalone with `scholar serve`, or inside the Chainlit process through `mount_api(chainlit.server.app, settings)`.
+Standalone with `scholar serve`, or inside the Chainlit process through `mount_api(chainlit.server.app, runtime)`.
 The index opens on first use and the LLM on the first /api/query, so /api/search and /api/suttas work (and start
 fast) on a machine with no language model at all.
 """
@@ -13,7 +13,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
@@ -35,10 +35,11 @@ from chat.api_models import (
     SegmentOut,
     SuttaResponse,
 )
-from chat.api_services import IndexUnavailableError, Services, probe_llm
 from chat.cite import passages_as_citations
 from chat.errors import ChatError
 from chat.rate_limit import SlidingWindowLimiter, retry_after_header
+from chat.providers.select import probe_providers
+from chat.runtime import IndexUnavailableError, Runtime
 from indexing.errors import IndexingError
 from indexing.vocabulary import COLLECTIONS, segment_ref
 from indexing.settings import ScholarSettings
@@ -184,15 +185,15 @@ def _sutta(library, ref: str) -> SuttaResponse:
     )
 
 
-async def _answer_without_llm(services: Services, question: str, session_id: str | None, mode: str | None,
+async def _answer_without_llm(runtime: Runtime, question: str, session_id: str | None, mode: str | None,
                               reason: str) -> tuple[Answer, TraceStep]:
     """Status "failed" with what search found, so a caller still gets the passages when no LLM can run."""
     started = time.perf_counter()
-    settings = services.settings
+    settings = runtime.settings
     step = TraceStep(tool="search_passages", input={"query": question, "k": settings.retrieval_k})
     passages, used = [], []
     try:
-        library = await run_in_threadpool(services.library)
+        library = await run_in_threadpool(runtime.library)
         result, degraded = await run_in_threadpool(_run_search, library, question, settings.retrieval_k, "hybrid", None)
         passages, used = result.passages, result.search_types_used
         step.output_summary = f"{len(passages)} passages" + (f"; {degraded}" if degraded else "")
@@ -221,26 +222,26 @@ async def _answer_without_llm(services: Services, question: str, session_id: str
 # ---- the app -----------------------------------------------------------------------------------------------
 
 
-def create_app(settings: ScholarSettings, library=None, scholar=None, llm_factory: Callable | None = None) -> FastAPI:
+def create_app(runtime: Runtime) -> FastAPI:
     """The standalone API: endpoints under /api, docs at /docs and /openapi.json."""
-    return _build(settings, library=library, scholar=scholar, llm_factory=llm_factory, prefix=API_PREFIX)
+    return _build(runtime, prefix=API_PREFIX)
 
 
-def mount_api(app, settings: ScholarSettings, **services) -> FastAPI:
-    """Serve the API inside another FastAPI app (Chainlit's `chainlit.server.app`) under /api.
-
-    `services` are create_app's library=, scholar=, llm_factory=: pass the chat's own to share one LLM.
-    Docs then live at /api/docs and /api/openapi.json. The mount goes first in the route table because Chainlit
-    ends its routes with a catch-all that serves the UI for every GET path and would otherwise shadow /api.
+def mount_api(app, runtime: Runtime) -> FastAPI:
+    """Serve the API inside another FastAPI app (Chainlit's `chainlit.server.app`) under /api, sharing the host
+    process's runtime (one LLM). Docs then live at /api/docs and /api/openapi.json. The mount goes first in the
+    route table because Chainlit ends its routes with a catch-all that serves the UI for every GET path and would
+    otherwise shadow /api.
     """
-    api = _build(settings, prefix="", **services)
+    api = _build(runtime, prefix="")
     # Chainlit re-imports the app module on reload: replace an earlier mount rather than stacking a second one.
     app.router.routes[:] = [r for r in app.router.routes if getattr(r, "name", None) != _MOUNT_NAME]
     app.router.routes.insert(0, Mount(API_PREFIX, app=api, name=_MOUNT_NAME))
     return api
 
 
-def _build(settings: ScholarSettings, *, library=None, scholar=None, llm_factory=None, prefix: str) -> FastAPI:
+def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
+    settings = runtime.settings
     app = FastAPI(
         title="canon-scholar API",
         version="1",
@@ -248,8 +249,7 @@ def _build(settings: ScholarSettings, *, library=None, scholar=None, llm_factory
         "translations). Every answer's citations point at retrieved passages; see `status` and `unsupported_claims`.",
         max_body_size=MAX_BODY_BYTES,
     )
-    services = Services(settings, library=library, scholar=scholar, llm_factory=llm_factory)
-    app.state.services = services
+    app.state.runtime = runtime
     app.state.query_limiter = SlidingWindowLimiter(settings.api_query_rate)
     app.state.search_limiter = SlidingWindowLimiter(settings.api_search_rate)
     auth = _auth_dependency(settings)
@@ -293,23 +293,23 @@ def _build(settings: ScholarSettings, *, library=None, scholar=None, llm_factory
     async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None):
         """Ask a question; get a cited, verified answer (status answered, abstained or failed)."""
         question = _check_query(body.query, settings)
-        await run_in_threadpool(services.library)  # no index is a 503 before any stream starts, not a failed answer
+        await run_in_threadpool(runtime.library)  # no index is a 503 before any stream starts, not a failed answer
         if accept and "text/event-stream" in accept:
             return StreamingResponse(
-                _keepalive(_sse(services, question, body.session_id, body.mode), SSE_PING_S),
+                _keepalive(_sse(runtime, question, body.session_id, body.mode), SSE_PING_S),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
         try:
-            scholar_ = await services.scholar()
+            scholar_ = await run_in_threadpool(runtime.scholar)
         except ChatError as exc:
-            answer, _ = await _answer_without_llm(services, question, body.session_id, body.mode, str(exc))
+            answer, _ = await _answer_without_llm(runtime, question, body.session_id, body.mode, str(exc))
             return answer
         try:
             return await scholar_.aask(question, session_id=body.session_id, mode=body.mode or "auto")
         except (ChatError, ToolError, IndexingError) as exc:  # the Scholar degrades itself; this is the backstop
             log.warning("query failed: %s", exc)
-            answer, _ = await _answer_without_llm(services, question, body.session_id, body.mode, str(exc))
+            answer, _ = await _answer_without_llm(runtime, question, body.session_id, body.mode, str(exc))
             return answer
 
     @app.post(f"{prefix}/search", response_model=SearchResponse, tags=["search"], responses=errors,
@@ -319,7 +319,7 @@ def _build(settings: ScholarSettings, *, library=None, scholar=None, llm_factory
         question = _check_query(body.query, settings)
         collection = _check_collection(body.collection)
         started = time.perf_counter()
-        result, degraded = _run_search(services.library(), question, body.k, body.mode, collection)
+        result, degraded = _run_search(runtime.library(), question, body.k, body.mode, collection)
         return SearchResponse(
             query=question, mode=body.mode, k=body.k, collection=collection,
             search_types_used=result.search_types_used, degraded=degraded, pinned_suttas=result.pinned_suttas,
@@ -335,20 +335,20 @@ def _build(settings: ScholarSettings, *, library=None, scholar=None, llm_factory
         ref = ref.strip()
         if not ref or len(ref) > MAX_REF_CHARS:
             raise HTTPException(422, f"reference must be 1 to {MAX_REF_CHARS} characters, like MN 21 or mn21:3.1-3.5")
-        return _sutta(services.library(), ref)
+        return _sutta(runtime.library(), ref)
 
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
     def health(probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
                                                 "embedded) before one has been built.")] = False):
         """Whether the index is loaded, its size, and which LLM and embedding provider are live."""
-        body, code = _health(services, probe)
+        body, code = _health(runtime, probe)
         return JSONResponse(body.model_dump(), status_code=code)
 
     return app
 
 
-def _health(services: Services, probe: bool = False) -> tuple[HealthResponse, int]:
-    settings = services.settings
+def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]:
+    settings = runtime.settings
     from indexing.embeddings import embed_model_name
 
     index: dict[str, Any] = {"dir": str(settings.index_dir), "loaded": False}
@@ -356,7 +356,7 @@ def _health(services: Services, probe: bool = False) -> tuple[HealthResponse, in
         "provider": settings.embed_provider, "model": embed_model_name(settings), "live": False,
     }
     try:
-        library = services.library()
+        library = runtime.library()
     except IndexUnavailableError as exc:
         index["error"] = str(exc)
         library = None
@@ -374,32 +374,32 @@ def _health(services: Services, probe: bool = False) -> tuple[HealthResponse, in
                 index["dense_vectors"] = None
                 embedding["error"] = f"Chroma: {exc}"
     llm: dict[str, Any] = {
-        "provider": settings.llm_provider, "live": services.llm_name, "loaded": services.scholar_loaded,
+        "provider": settings.llm_provider, "live": runtime.llm_name, "loaded": runtime.scholar_loaded,
     }
-    if services.llm_error:
-        llm["error"] = services.llm_error
-    elif not services.scholar_loaded:
+    if runtime.llm_error:
+        llm["error"] = runtime.llm_error
+    elif not runtime.scholar_loaded:
         llm["note"] = "built on the first /api/query"
-    if probe and not services.scholar_loaded:
-        llm["probe"] = probe_llm(settings)
+    if probe and not runtime.scholar_loaded:
+        llm["probe"] = probe_providers(settings)
     if library is None:
         status = "unavailable"
-    elif not library.dense_ready or services.llm_error:
+    elif not library.dense_ready or runtime.llm_error:
         status = "degraded"
     else:
         status = "ok"
     return HealthResponse(status=status, index=index, embedding=embedding, llm=llm), 503 if library is None else 200
 
 
-async def _sse(services: Services, question: str, session_id: str | None, mode: str | None) -> AsyncIterator[bytes]:
+async def _sse(runtime: Runtime, question: str, session_id: str | None, mode: str | None) -> AsyncIterator[bytes]:
     def event(ev: TokenEvent | StepEvent | Answer) -> bytes:
         kind = "final" if isinstance(ev, Answer) else ev.kind
         return format_sse_event(event=kind, data_str=json.dumps(ev.model_dump(mode="json"), ensure_ascii=False))
 
     try:
-        scholar = await services.scholar()
+        scholar = await run_in_threadpool(runtime.scholar)
     except ChatError as exc:
-        answer, step = await _answer_without_llm(services, question, session_id, mode, str(exc))
+        answer, step = await _answer_without_llm(runtime, question, session_id, mode, str(exc))
         yield event(StepEvent(phase="start", step_id="search-0", step=step))
         yield event(StepEvent(phase="end", step_id="search-0", step=step))
         yield event(answer)
@@ -416,7 +416,7 @@ async def _sse(services: Services, question: str, session_id: str | None, mode: 
         # Headers are already sent: the only way to report is a final event the client can read.
         log.warning("streamed query failed: %s", exc)
         if not final_sent:
-            answer, _ = await _answer_without_llm(services, question, session_id, mode, str(exc))
+            answer, _ = await _answer_without_llm(runtime, question, session_id, mode, str(exc))
             yield event(answer)
             final_sent = True
     if not final_sent:
@@ -451,10 +451,11 @@ def run_server(args, settings: ScholarSettings) -> int:
     """`scholar serve`: the API alone, under uvicorn."""
     import uvicorn
 
-    app = create_app(settings)
+    runtime = Runtime(settings)
+    app = create_app(runtime)
     log.info("opening the index at %s", settings.index_dir)
     # Loading up front makes the first request fast and a missing index an immediate, readable error.
-    app.state.services.library()
+    runtime.library()
     log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
     return 0

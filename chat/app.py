@@ -1,7 +1,7 @@
 """The Chainlit chat: streamed, cited answers with their tool steps, source panels and follow-up buttons.
 
 Run it with `scholar chat` (see chat/launch.py). Settings are built here, once per process, from the environment;
-the index, embedder and LLM are shared by every chat (chat/chat_runtime.py), and each chat's memory is keyed by
+the index, embedder and LLM are shared by every chat (chat/runtime.py), and each chat's memory is keyed by
 its Chainlit thread ID, so a reopened conversation continues where it stopped.
 """
 
@@ -28,9 +28,9 @@ from chat.chat_render import (
     trace_json,
     unique_citations,
 )
-from chat.chat_runtime import ChatRuntime
 from chat.chat_sources import citation_panel
 from chat.errors import user_message
+from chat.runtime import Runtime
 from indexing.settings import ScholarSettings
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,8 @@ MAX_FOLLOW_UPS = 3
 KEPT_TRACES = 30  # per chat session, for the "download trace" buttons
 
 SETTINGS = ScholarSettings()
-RUNTIME = ChatRuntime(SETTINGS)
+# A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
+RUNTIME = Runtime(SETTINGS, llm_retry_after_s=0)
 USERS = parse_users(SETTINGS.chat_users)
 
 # UI choices live in code, not in .chainlit/config.toml (generated with defaults at start and gitignored).

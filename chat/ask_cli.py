@@ -7,21 +7,11 @@ import json
 import sys
 
 from chat.answer import Answer, FinalEvent, StepEvent, TokenEvent
-from indexing.settings import ScholarSettings
+from chat.runtime import Runtime
 
 
-def build_scholar(settings: ScholarSettings):
-    """Library, LLM and Scholar for a command-line run (the LLM provider decides how the model is reached)."""
-    from chat.providers.select import build_llm
-    from chat.scholar import Scholar
-    from tools.library import Library
-
-    library = Library.open(settings)
-    return Scholar(settings, library, build_llm(settings))
-
-
-def run_ask(args, settings: ScholarSettings) -> int:
-    scholar = build_scholar(settings)
+def run_ask(args, runtime: Runtime) -> int:
+    scholar = runtime.scholar()
     answer = asyncio.run(_ask(scholar, args))
     if args.trace:
         args.trace.write_text(json.dumps([t.model_dump() for t in answer.trace], indent=2, ensure_ascii=False),

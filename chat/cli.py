@@ -108,8 +108,9 @@ def _dispatch(args, settings: ScholarSettings) -> int:
         return 0
     if args.command == "ask":
         from chat.ask_cli import run_ask
+        from chat.runtime import Runtime
 
-        return run_ask(args, settings)
+        return run_ask(args, Runtime(settings))
     if args.command == "eval":
         from chat.evals import run_eval
 

@@ -112,18 +112,19 @@ def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypa
     assert gold & {c.sutta_id for c in answer.citations}, (answer.answer, [c.ref for c in answer.citations])
 
 
-def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, monkeypatch, capsys):
+def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     import argparse
     import json
 
     import chat.ask_cli as ask_cli
+    from chat.runtime import Runtime
 
     reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
     scholar, _ = scholar_for(base, [reply, FOLLOW, reply, FOLLOW])
-    monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
+    runtime = Runtime(scholar.settings, library=scholar.library, scholar=scholar)
     args = argparse.Namespace(question="What does the Fire Sermon say is burning?", json=False, trace=None,
                               session=None, mode="auto")
-    assert ask_cli.run_ask(args, scholar.settings) == 0
+    assert ask_cli.run_ask(args, runtime) == 0
     out = capsys.readouterr().out
     assert out.startswith("The eye is burning [SN 35.28:1.4].") and "Thought" not in out
     assert "You might ask next:" in out
@@ -131,18 +132,18 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, monkeypa
     trace = tmp_path / "trace.json"
     args = argparse.Namespace(question="What does the Fire Sermon say is burning?", json=True, trace=trace,
                               session=None, mode="auto")
-    assert ask_cli.run_ask(args, scholar.settings) == 0
+    assert ask_cli.run_ask(args, runtime) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "answered" and data["citations"][0]["ref"] == "SN 35.28:1.4"
     assert json.loads(trace.read_text())[0]["tool"] == "lookup_sutta"
 
 
-def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monkeypatch, capsys):
+def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, capsys):
     import argparse
     import json
 
-    import chat.ask_cli as ask_cli
     from chat.evals import answers
+    from chat.runtime import Runtime
 
     qs = tmp_path / "q.jsonl"
     qs.write_text("\n".join(json.dumps(r) for r in [
@@ -152,10 +153,9 @@ def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monke
     ]))
     reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
     scholar, _ = scholar_for(base, [reply, FOLLOW])
-    monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
     out = tmp_path / "report.json"
     args = argparse.Namespace(questions=qs, limit=None, ids=None, json_out=out)
-    assert answers.run(args, scholar.settings) == 0
+    assert answers.run(args, scholar.settings, Runtime(scholar.settings, scholar=scholar)) == 0
     report = json.loads(out.read_text())
     assert report["cited_gold"] == 1.0 and report["abstained_correctly"] == 1.0
     assert report["citation_precision"] == 1.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from llama_index.core.llms import LLM
 
@@ -60,3 +61,13 @@ def describe_llm(llm: LLM) -> str:
         return f"scripted ({llm.model_name}, no model)"
     name = getattr(llm.metadata, "model_name", "") or ""
     return f"{type(llm).__name__} {name}".strip()
+
+
+def probe_providers(settings: ScholarSettings) -> dict[str, Any]:
+    """Which LLM a first query would get, without building one: Ollama's tags and the embedded model's marker."""
+    status = probe_ollama(settings)
+    return {
+        "ollama": {"reachable": status.reachable, "model": settings.ollama_model,
+                   "model_available": status.model_available, "error": status.error},
+        "embedded_installed": embedded_installed(settings),
+    }
