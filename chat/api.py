@@ -24,7 +24,7 @@ from fastapi.sse import format_sse_event
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 
-from chat.answer import Answer, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.api_models import (
     ErrorResponse,
     HealthResponse,
@@ -35,7 +35,7 @@ from chat.api_models import (
     SegmentOut,
     SuttaResponse,
 )
-from chat.cite import passages_as_citations
+from chat.pipeline.checks import passages_as_citations
 from chat.errors import ChatError
 from chat.rate_limit import SlidingWindowLimiter, retry_after_header
 from chat.providers.select import probe_providers

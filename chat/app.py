@@ -15,7 +15,7 @@ from chainlit.config import config as cl_config
 from chainlit.server import app as server_app
 from chainlit.utils import utc_now
 
-from chat.answer import Answer, FinalEvent, StepEvent, TokenEvent
+from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
 from chat.chat_auth import LOCAL_READER, check_password, ensure_auth_secret, parse_users
 from chat.chat_history import build_data_layer, ensure_user, mount_file_route
 from chat.chat_render import (

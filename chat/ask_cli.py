@@ -6,7 +6,7 @@ import asyncio
 import json
 import sys
 
-from chat.answer import Answer, FinalEvent, StepEvent, TokenEvent
+from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
 from chat.runtime import Runtime
 
 

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from chat.answer import Answer, Citation, ClaimVerdict, TraceStep
+from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
 from indexing.vocabulary import WARNING_ICON
 
 # Backslash, brackets and angle brackets are enough to make model text inert: no link, image, autolink or HTML

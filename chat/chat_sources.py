@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from chat.answer import Citation
+from chat.pipeline.answer import Citation
 from chat.chat_render import passage_markdown
 from indexing.vocabulary import segment_ref
 from tools.expander import expand

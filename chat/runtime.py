@@ -22,7 +22,7 @@ from indexing.settings import ScholarSettings
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
 
-    from chat.scholar import Scholar
+    from chat.pipeline.scholar import Scholar
     from tools.library import Library
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class Runtime:
             if failed_at is not None and time.monotonic() - failed_at < self._llm_retry_after_s:
                 raise ChatError(self.llm_error or "the language model is unavailable")
             llm = self._build_llm()
-            from chat.scholar import Scholar
+            from chat.pipeline.scholar import Scholar
 
             self._scholar = Scholar(self.settings, library, llm)
             self.llm_name, self.llm_error, self._llm_failed_at = _describe(llm), None, None

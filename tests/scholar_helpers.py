@@ -13,7 +13,7 @@ from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys
 
 
 def scholar_for(base: Path, replies: list[str], **overrides):
-    from chat.scholar import Scholar
+    from chat.pipeline.scholar import Scholar
 
     library = open_library(base)
     settings = library.settings.model_copy(update={"memory_db": base / "memory.sqlite", **overrides})

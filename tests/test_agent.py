@@ -2,7 +2,7 @@
 
 import pytest
 
-from chat.scholar import AnswerFilter
+from chat.pipeline.reply import AnswerFilter
 from scholar_helpers import scholar_for  # noqa: I001
 
 ANSWER = ("Thought: I can answer from the passages.\nAnswer: The Buddha says \"all is burning\": the eye is burning, "
@@ -153,7 +153,7 @@ async def test_follow_ups_are_asked_after_the_turns_own_prompt_so_the_cache_is_r
 
 
 def test_output_budget_is_raised_for_notes_and_lowered_for_follow_ups():
-    from chat.agent import with_max_tokens
+    from chat.pipeline.agent import with_max_tokens
     from chat.providers.scripted import ScriptedLLM
 
     llm = ScriptedLLM([], max_tokens=512)

@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from chat.answer import Answer, Citation, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.answer import Answer, Citation, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.api import create_app, mount_api
 from chat.errors import LLMUnavailableError
 from chat.runtime import Runtime

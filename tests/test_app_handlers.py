@@ -14,7 +14,7 @@ from unittest.mock import AsyncMock, Mock
 
 import pytest
 
-from chat.answer import Answer, Citation, ClaimVerdict, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.answer import Answer, Citation, ClaimVerdict, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.errors import LLMUnavailableError
 from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
 

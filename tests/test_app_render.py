@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from chat.answer import Answer, Citation, ClaimVerdict, TraceStep
+from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
 from chat.chat_render import (
     check_input,
     escape_answer,

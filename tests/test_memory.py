@@ -2,7 +2,7 @@
 
 import pytest
 
-from chat.memory import SessionMemory
+from chat.pipeline.memory import SessionMemory
 from scholar_helpers import scholar_for  # noqa: I001
 
 FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4].")

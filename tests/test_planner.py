@@ -1,4 +1,4 @@
-from chat.planner import PreviousTurn, choose_mode, collection_hint, make_plan
+from chat.pipeline.planner import PreviousTurn, choose_mode, collection_hint, make_plan
 
 
 def test_sutta_id_in_question_plans_a_lookup():

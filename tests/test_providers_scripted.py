@@ -130,7 +130,7 @@ def test_claim_judge_prompt_gets_a_json_verdict_from_word_overlap():
 async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
     """The real agent loop and tools over the tiny index: one search, then an answer citing what it returned."""
     from scholar_helpers import open_library  # noqa: I001 - pytest puts tests/ on sys.path
-    from chat.scholar import Scholar
+    from chat.pipeline.scholar import Scholar
 
     base = tmp_path_factory.getbasetemp() / "agent-index"
     library = open_library(base)

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from chat.answer import Answer
-from chat.followups import fallback_followups, parse_followups
+from chat.pipeline.answer import Answer
+from chat.pipeline.followups import fallback_followups, parse_followups
 from scholar_helpers import scholar_for  # noqa: I001
 
 FOLLOW = "What is the all?\nWhy is the eye burning?"
@@ -103,7 +103,7 @@ def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypa
         llm = build_embedded_llm(settings)
     except Exception as exc:
         pytest.skip(f"the embedded model is not available ({exc}); run `scholar models install`")
-    from chat.scholar import Scholar
+    from chat.pipeline.scholar import Scholar
     from tools.library import Library
 
     settings = settings.model_copy(update={"memory_db": Path("/tmp") / "scholar-slow-test-memory.sqlite"})

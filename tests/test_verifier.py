@@ -176,7 +176,9 @@ def test_report_confidence_summary_and_agent_text(stores):
     assert report.confidence == 0.5
     assert [v.sentence for v in report.unsupported_claims] == [report.verdicts[1].sentence]
     assert "1 supported" in report.summary() and "1 unsupported" in report.summary()
-    cv = report.verdicts[1].to_claim_verdict()
+    from chat.pipeline.answer import claim_verdict
+
+    cv = claim_verdict(report.verdicts[1])
     assert cv.verdict == "unsupported" and cv.evidence_ref == "MN 201:2.1" and "five" in cv.evidence_quote
 
 
@@ -227,14 +229,14 @@ def test_a_reference_that_holds_nothing_of_a_supported_sentence_is_idle(stores):
 
 
 def test_partial_sentence_loses_the_clause_no_passage_holds(stores):
-    from chat import cite
+    from chat.pipeline import checks
 
     store, bm25 = stores
     verifier = ClaimVerifier(store, bm25)
     passages = _passages(store, "mn201", "mn202")
     draft = ("The Realized One grew up in the world but lives unsoiled by it like a lotus, and Venerable "
              "Sāriputta then asked the king for a golden palace [MN 201].")
-    checked = cite.narrow_and_mark(draft, lambda text: verifier.verify(text, passages), {"MN 201", "MN 202"})
+    checked = checks.narrow_and_mark(draft, lambda text: verifier.verify(text, passages), {"MN 201", "MN 202"})
     assert checked.text.startswith("The Realized One grew up in the world but lives unsoiled by it like a lotus [MN 201:")
     assert "palace" not in checked.text and "⚠" not in checked.text
     [claim] = checked.unsupported

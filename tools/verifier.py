@@ -113,14 +113,6 @@ class Verdict:
     def evidence_quote(self) -> str:
         return self.evidence.quote if self.evidence else ""
 
-    def to_claim_verdict(self):
-        from chat.answer import ClaimVerdict  # a data model only; tools/ stays free of the chat stage's logic
-
-        return ClaimVerdict(sentence=self.sentence, verdict=self.verdict, reason=self.reason,
-                            idle_citations=list(self.idle_citations), pointer=self.pointer,
-                            evidence_ref=self.evidence_ref, evidence_quote=self.evidence_quote,
-                            score=round(self.score, 3))
-
     def to_dict(self) -> dict:
         return {"sentence": self.sentence, "verdict": self.verdict, "reason": self.reason,
                 "evidence_ref": self.evidence_ref, "evidence_quote": self.evidence_quote, "score": round(self.score, 3),

@@ -13,7 +13,7 @@ import logging
 import sys
 from pathlib import Path
 
-from chat.answer import Answer
+from chat.pipeline.answer import Answer
 from chat.runtime import Runtime
 from indexing.settings import ScholarSettings
 

@@ -9,7 +9,7 @@ import re
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
-from chat.answer import Citation
+from chat.pipeline.answer import Citation
 from indexing.text import tokenize
 from prompts import load_prompt
 
@@ -60,7 +60,7 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
     sources = "; ".join(dict.fromkeys(f"{c.sutta_id} {c.title}".strip() for c in citations if c.sutta_id)) or "none"
     prompt = load_prompt("followups", count=count, question=question, answer=_short(answer, 600), sources=sources)
     if llm is not None:
-        from chat.agent import with_max_tokens
+        from chat.pipeline.agent import with_max_tokens
 
         llm = with_max_tokens(llm, MAX_TOKENS, lower=True)
         try:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from tools.verifier import Verdict
 
 Status = Literal["answered", "abstained", "failed"]
 
@@ -32,6 +35,13 @@ class ClaimVerdict(BaseModel):
     revised_to: str | None = None  # what replaced it in the answer: the cited text's own words; "" if removed
     idle_citations: list[str] = Field(default_factory=list)  # references that hold none of it
     pointer: bool = False  # "This is found in [A], [B]": a claim about the sentence before it
+
+
+def claim_verdict(v: Verdict) -> ClaimVerdict:
+    """The verifier's verdict on one sentence, as the answer reports it."""
+    return ClaimVerdict(sentence=v.sentence, verdict=v.verdict, reason=v.reason,
+                        idle_citations=list(v.idle_citations), pointer=v.pointer,
+                        evidence_ref=v.evidence_ref, evidence_quote=v.evidence_quote, score=round(v.score, 3))
 
 
 class TraceStep(BaseModel):

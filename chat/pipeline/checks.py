@@ -10,7 +10,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-from chat.answer import Citation, ClaimVerdict
+from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict
 from indexing.vocabulary import PARTIAL_MARK, UNCITED_MARK, UNSUPPORTED_MARK, segment_distance, segment_key, sutta_id_to_uid
 from tools.citations import split_sentences
 from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
@@ -18,29 +18,6 @@ from tools.passages import Passage
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
-
-_ABSTAIN = re.compile(
-    r"\b(?:i )?(?:do not|don'?t|don’t|cannot|can'?t|can’t|could not|couldn'?t|did not|didn'?t) find (?:this|that|it|anything|any)"
-    r"|\bnot (?:found|mentioned|covered|discussed) in the (?:texts|passages)|\bthe (?:texts|passages) (?:do not|don'?t) "
-    r"(?:say|mention|answer|cover)",
-    re.IGNORECASE,
-)
-
-
-def looks_like_abstention(text: str) -> bool:
-    """The model declined: an abstention phrase, and little else of substance."""
-    if not _ABSTAIN.search(text):
-        return False
-    rest = _ABSTAIN.sub("", text)
-    return len(find_citations(text)) == 0 or len(rest) < 160
-
-
-def clean_draft(text: str) -> str:
-    """Remove what a small model leaks around the answer: a second "Thought:", "Answer:" labels, code fences."""
-    text = re.split(r"\n\s*(?:Thought|Action|Action Input|Observation)\s*:", text)[0]
-    text = re.sub(r"^\s*(?:Thought:.*?\n)?\s*Answer\s*:\s*", "", text, flags=re.S)
-    text = text.replace("```", "")
-    return text.strip()
 
 
 # ---- mapping references to passages ---------------------------------------------------------------------------
@@ -228,7 +205,7 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
         if sentence is None:
             continue
         if v.pointer and v.idle_citations:
-            claim = v.to_claim_verdict()
+            claim = claim_verdict(v)
             claim.revised_to = _repoint(sentence, v.idle_citations)
             unsupported.append(claim)
             text = _replace_sentence(text, sentence.text, claim.revised_to)
@@ -243,7 +220,7 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
                 text = text.replace(sentence.text, new_text, 1)
                 narrowed += 1
         elif v.verdict in ("unsupported", "partial"):
-            claim = v.to_claim_verdict()
+            claim = claim_verdict(v)
             unsupported.append(claim)
             revised = _revision(claim, retrieved_suttas) or _without_unsupported_clauses(v)
             if revised is not None:
@@ -386,7 +363,7 @@ def ground_uncited(text: str, report, question: str, passages: list[Passage], in
     for v in getattr(report, "verdicts", []):
         if v.verdict != "uncited":
             continue
-        claim = v.to_claim_verdict()
+        claim = claim_verdict(v)
         claim.reason = "no passage cited for this; see the quoted passage instead"
         claims.append(claim)
         for sentence in split_sentences(text):

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 from chat.errors import ChatError
-from chat.planner import PreviousTurn
+from chat.pipeline.planner import PreviousTurn
 
 log = logging.getLogger(__name__)
 

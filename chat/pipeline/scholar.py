@@ -21,12 +21,13 @@ from llama_index.core.agent.workflow import AgentInput, AgentStream
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import ChatMemoryBuffer
 
-from chat import cite
-from chat.agent import MalformedOutputError, build_agent, seed_steps, with_max_tokens
-from chat.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.errors import ChatError, user_message
-from chat.followups import fallback_followups, generate_followups
-from chat.planner import Plan, PreviousTurn, make_plan
+from chat.pipeline import checks
+from chat.pipeline.agent import MalformedOutputError, build_agent, seed_steps, with_max_tokens
+from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.followups import fallback_followups, generate_followups
+from chat.pipeline.planner import Plan, PreviousTurn, make_plan
+from chat.pipeline.reply import AnswerFilter, clean_draft, looks_like_abstention, salvage
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
@@ -40,35 +41,6 @@ NOTES_MAX_TOKENS = 1100
 QA_BUDGET = ToolBudget(k=5, passage_chars=360)
 NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best passage; below it we abstain
-
-
-class AnswerFilter:
-    """Lets through only what the model writes after "Answer:" in the current LLM call: the scratchpad
-    (Thought/Action/Observation) never reaches the user."""
-
-    def __init__(self) -> None:
-        self.emitted = 0
-        self.total = ""
-
-    def reset(self) -> None:
-        self.emitted = 0
-
-    def feed(self, response: str) -> str:
-        at = response.find("Answer:")
-        if at < 0:
-            return ""
-        body = response[at + len("Answer:"):].lstrip()
-        for stop in ("\nThought:", "\nAction:", "\nObservation:"):
-            cut = body.find(stop)
-            if cut >= 0:
-                body = body[:cut]
-        # Hold back a partial "\nThought:" that may still be forming at the end.
-        tail = body.rfind("\n")
-        safe = body if tail < 0 or len(body) - tail > 14 else body[:tail]
-        new = safe[self.emitted:]
-        self.emitted = max(self.emitted, len(safe))
-        self.total += new
-        return new
 
 
 @dataclass
@@ -111,10 +83,10 @@ class Scholar:
                 yield event
         except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
             log.exception("turn failed")
-            passages = cite.recorder_passages(recorder)
+            passages = checks.recorder_passages(recorder)
             answer = Answer(
                 answer="Something went wrong while answering; the passages retrieved so far are listed below.",
-                citations=cite.passages_as_citations(passages),
+                citations=checks.passages_as_citations(passages),
                 status="failed", error=user_message(exc) or f"{type(exc).__name__}: {exc}",
                 trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
                 session_id=session_id, mode="notes" if mode == "notes" else "qa",
@@ -205,7 +177,7 @@ class Scholar:
                 turn.last_input.append(ChatMessage(role=MessageRole.ASSISTANT, content=last_raw or f"Answer: {draft}"))
         except MalformedOutputError as exc:
             log.info("falling back after malformed output")
-            draft = _salvage(exc.raw)
+            draft = salvage(exc.raw)
             error = "the model's replies did not follow the expected format"
         except Exception as exc:  # step limit (WorkflowRuntimeError), model errors, timeouts
             error = user_message(exc) or f"{type(exc).__name__}: {exc}"
@@ -218,13 +190,13 @@ class Scholar:
 
         failed = False
         if draft is not None:
-            draft = cite.clean_draft(draft)
+            draft = clean_draft(draft)
         if not draft:
             draft = None
             try:
                 async for piece in self._direct_answer(llm, turn, recorder, plan):
                     yield piece
-                draft = cite.clean_draft(turn.streamed) or None
+                draft = clean_draft(turn.streamed) or None
             except Exception as exc:
                 error = (error + "; " if error else "") + (user_message(exc) or f"{type(exc).__name__}: {exc}")
                 log.info("direct answer failed too: %s", exc)
@@ -245,7 +217,7 @@ class Scholar:
 
     async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan) -> AsyncIterator[Event]:
         """Answer from the passages already retrieved, without the ReAct format (the fallback path)."""
-        passages = cite.recorder_passages(recorder)[: NOTES_BUDGET.k if plan.mode == "notes" else QA_BUDGET.k]
+        passages = checks.recorder_passages(recorder)[: NOTES_BUDGET.k if plan.mode == "notes" else QA_BUDGET.k]
         if not passages:
             raise ChatError("nothing was retrieved to answer from")
         system = load_prompt("system").strip() + "\n\n" + load_prompt(
@@ -262,31 +234,31 @@ class Scholar:
 
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None, failed: bool,
                       error: str | None) -> Answer:
-        passages = cite.recorder_passages(recorder)
+        passages = checks.recorder_passages(recorder)
         base = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
                     session_id=turn.session_id, mode=plan.mode)
         if failed or draft is None:
             return Answer(answer="I could not compose an answer this time; the most relevant passages I found are "
-                                 "listed below.", citations=cite.passages_as_citations(passages), status="failed",
+                                 "listed below.", citations=checks.passages_as_citations(passages), status="failed",
                           error=error or "the language model gave no answer", **base)
-        if cite.looks_like_abstention(draft):
+        if looks_like_abstention(draft):
             return Answer(answer=ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
 
         t = time.perf_counter()
-        cmap = cite.CitationMap(passages, self.library.docstore)
+        cmap = checks.CitationMap(passages, self.library.docstore)
         verify = self._verifier(recorder)
-        text, dropped = cite.drop_unretrieved(draft, cmap)
+        text, dropped = checks.drop_unretrieved(draft, cmap)
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
-        text, added = await asyncio.to_thread(cite.auto_cite, text, cmap, verify)
-        checked = await asyncio.to_thread(cite.narrow_and_mark, text, verify, set(cmap.suttas()))
-        citations = cite.citations_of(checked.text, cmap)
+        text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
+        checked = await asyncio.to_thread(checks.narrow_and_mark, text, verify, set(cmap.suttas()))
+        citations = checks.citations_of(checked.text, cmap)
         draft_cited = bool(citations)
         if not citations and passages:
-            checked.text, uncited = cite.ground_uncited(checked.text, checked.report, turn.question, passages,
+            checked.text, uncited = checks.ground_uncited(checked.text, checked.report, turn.question, passages,
                                                         self._evidence_index())
             checked.unsupported.extend(uncited)
-            citations = cite.citations_of(checked.text, cmap)
+            citations = checks.citations_of(checked.text, cmap)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
 
         t = time.perf_counter()
@@ -348,7 +320,7 @@ class Scholar:
         or a search whose best passage shares too few of the question's content words."""
         if not plan.actions or plan.follow_up in ("next", "before"):
             return None
-        passages = cite.recorder_passages(recorder)
+        passages = checks.recorder_passages(recorder)
         if plan.sutta_ids or plan.aliases:
             errors = [obs for tool, _, _, obs in seeded if tool == "lookup_sutta" and obs.startswith("Error:")]
             if errors and len(errors) == len([a for a in plan.actions if a.tool == "lookup_sutta"]) and not passages:
@@ -377,7 +349,7 @@ class Scholar:
     def _memory(self, session_id: str | None):
         if not session_id:
             return None
-        from chat.memory import SessionMemory
+        from chat.pipeline.memory import SessionMemory
 
         return SessionMemory(self.settings.resolved_memory_db, session_id)
 
@@ -404,16 +376,6 @@ def relevance(question: str, passage: Passage, weights=None) -> float:
     have = set(tokenize(f"{passage.title} {passage.text}"))
     total = sum(w.values()) or 1.0
     return sum(w[t] for t in q if t in have) / total
-
-
-def _salvage(raw: str) -> str | None:
-    """An answer inside a malformed reply: text after "Answer:", or prose with no tool call in it."""
-    if "Answer:" in raw:
-        return raw.split("Answer:", 1)[1]
-    if "Action:" in raw or "Action Input:" in raw:
-        return None
-    text = "\n".join(line for line in raw.splitlines() if not line.strip().startswith("Thought:")).strip()
-    return text if len(text) > 60 else None
 
 
 def _trace(recorder: TurnRecorder) -> list[TraceStep]:
