@@ -116,7 +116,7 @@ def _dispatch(args, settings: ScholarSettings) -> int:
 
         return run_eval(args, settings)
     if args.command == "chat":
-        from chat.launch import run_chat
+        from chat.ui.launch import run_chat
 
         return run_chat(args, settings)
     if args.command == "serve":

@@ -19,6 +19,15 @@ from indexing.settings import ScholarSettings
 from indexing.text import fold
 
 
+def pytest_configure(config) -> None:
+    # `import chainlit` writes .chainlit/ and .files/ into its app root (the working directory by default): keep
+    # them out of the repository. `scholar chat` sets its own root for the child it starts.
+    import os
+    import tempfile
+
+    os.environ.setdefault("CHAINLIT_APP_ROOT", tempfile.mkdtemp(prefix="chainlit-root-"))
+
+
 # --------------------------------------------------------------------------------------------------------------
 # settings
 # --------------------------------------------------------------------------------------------------------------

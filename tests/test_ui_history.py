@@ -7,8 +7,8 @@ from unittest.mock import Mock
 
 import pytest
 
-from chat.chat_auth import check_password, ensure_auth_secret, parse_users
-from chat.chat_history import FILES_ROUTE, build_data_layer, mount_file_route
+from chat.ui.auth import check_password, ensure_auth_secret, parse_users
+from chat.ui.history import FILES_ROUTE, build_data_layer, mount_file_route
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_auth_secret_is_made_once_and_kept(tmp_path, monkeypatch):
 
 
 async def test_local_reader_exists_before_the_first_login(tmp_path):
-    from chat.chat_history import ensure_user
+    from chat.ui.history import ensure_user
 
     layer, _ = build_data_layer(tmp_path / "history.sqlite")
     ensure_user(tmp_path / "history.sqlite", "reader")

@@ -1,7 +1,7 @@
 """The side panel behind a citation: the cited segments in their context window, English beside Pali.
 
 Reads the docstore through the process-wide library (by key, never by scanning); the Markdown itself is built
-by chat_render.passage_markdown, which escapes everything.
+by render.passage_markdown, which escapes everything.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from chat.pipeline.answer import Citation
-from chat.chat_render import passage_markdown
+from chat.ui.render import passage_markdown
 from indexing.vocabulary import segment_ref
 from tools.expander import expand
 from tools.passages import Passage

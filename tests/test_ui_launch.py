@@ -1,10 +1,10 @@
-"""`scholar chat` runs `chainlit run chat/app.py` with the repo as Chainlit's app root (chainlit.md, public/)."""
+"""`scholar chat` runs `chainlit run chat/ui/app.py` with the repo as Chainlit's app root (chainlit.md, public/)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from chat.launch import APP, REPO, chainlit_command, chainlit_env
+from chat.ui.launch import APP, REPO, chainlit_command, chainlit_env
 
 
 def test_command_and_environment():

@@ -6,7 +6,7 @@ import json
 import re
 
 from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
-from chat.chat_render import (
+from chat.ui.render import (
     check_input,
     escape_answer,
     escape_corpus,

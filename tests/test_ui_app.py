@@ -6,8 +6,6 @@ parent, side elements, follow-up actions and error messages.
 
 from __future__ import annotations
 
-import importlib
-import os
 import uuid
 from contextlib import asynccontextmanager
 from unittest.mock import AsyncMock, Mock
@@ -16,24 +14,22 @@ import pytest
 
 from chat.pipeline.answer import Answer, Citation, ClaimVerdict, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.errors import LLMUnavailableError
+from indexing.settings import ScholarSettings
 from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def app():
+    import chat.ui.app
+
+    return chat.ui.app
+
+
+@pytest.fixture(scope="module")
+def chat_settings(tmp_path_factory):
     base = tmp_path_factory.mktemp("chat-app")
-    mp = pytest.MonkeyPatch()
-    had_secret = "CHAINLIT_AUTH_SECRET" in os.environ
-    mp.setenv("SCHOLAR_CHAT_DB", str(base / "chat" / "history.sqlite"))
-    mp.setenv("SCHOLAR_INDEX_DIR", str(base / "index"))
-    mp.setenv("SCHOLAR_CHAT_USERS", "")
-    mp.setenv("SCHOLAR_MAX_INPUT_CHARS", "300")
-    mp.setenv("CHAINLIT_APP_ROOT", str(base))  # .chainlit/ and .files/ go here if chainlit is not imported yet
-    module = importlib.reload(importlib.import_module("chat.app"))
-    yield module
-    mp.undo()
-    if not had_secret:
-        os.environ.pop("CHAINLIT_AUTH_SECRET", None)
+    return ScholarSettings(_env_file=None, index_dir=base / "index", chat_db=base / "chat" / "history.sqlite",
+                           chat_users="", max_input_chars=300)
 
 
 @pytest.fixture(autouse=True)
@@ -130,7 +126,8 @@ class ScriptedScholar:
 
 
 class FakeRuntime:
-    def __init__(self, scholar=None, error: Exception | None = None):
+    def __init__(self, settings, scholar=None, error: Exception | None = None):
+        self.settings = settings
         self._scholar, self.error = scholar, error
 
     def scholar(self):
@@ -147,9 +144,10 @@ async def _ask(app, text: str) -> None:
     await config.code.on_message(message)
 
 
-async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_follow_ups(app, library, monkeypatch):
+async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_follow_ups(app, chat_settings, library,
+                                                                                          monkeypatch):
     scholar = ScriptedScholar(library)
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(scholar))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session(thread_id="thread-A") as rec:
         await _ask(app, "What does the Fire Sermon say is burning?")
 
@@ -193,12 +191,12 @@ async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_f
     assert [a["name"] for a in actions].count("download_trace") == 1
 
 
-async def test_follow_up_button_asks_the_question_in_the_same_chat(app, library, monkeypatch):
+async def test_follow_up_button_asks_the_question_in_the_same_chat(app, chat_settings, library, monkeypatch):
     import chainlit as cl
     from chainlit.config import config
 
     scholar = ScriptedScholar(library)
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(scholar))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session(thread_id="thread-B") as rec:
         action = cl.Action(name="follow_up", payload={"question": "What are the three fires?"}, label="x")
         await config.code.action_callbacks["follow_up"](action)
@@ -212,13 +210,13 @@ async def test_follow_up_button_asks_the_question_in_the_same_chat(app, library,
     assert any(d["type"] == "tool" and d["parentId"] == run[0]["id"] for d in rec.of("new_message"))
 
 
-async def test_download_trace_sends_the_turn_trace_as_a_json_file(app, library, monkeypatch):
+async def test_download_trace_sends_the_turn_trace_as_a_json_file(app, chat_settings, library, monkeypatch):
     import json
 
     import chainlit as cl
     from chainlit.config import config
 
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(ScriptedScholar(library)))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, ScriptedScholar(library)))
     async with chainlit_session() as rec:
         await _ask(app, "What is burning?")
         trace_action = next(a for a in rec.of("action") if a["name"] == "download_trace")
@@ -237,9 +235,10 @@ async def test_download_trace_sends_the_turn_trace_as_a_json_file(app, library, 
 
 
 @pytest.mark.parametrize("text, expected", [("   ", "Please type a question"), ("why? " * 100, "the limit is 300")])
-async def test_empty_or_overlong_input_is_refused_kindly(app, library, monkeypatch, text, expected):
+async def test_empty_or_overlong_input_is_refused_kindly(app, chat_settings, library, monkeypatch, text,
+                                                        expected):
     scholar = ScriptedScholar(library)
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(scholar))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
         await _ask(app, text)
     assert scholar.calls == []
@@ -247,8 +246,8 @@ async def test_empty_or_overlong_input_is_refused_kindly(app, library, monkeypat
     assert rec.of("stream_start") == []
 
 
-async def test_missing_llm_says_what_to_do_and_the_chat_keeps_working(app, library, monkeypatch):
-    runtime = FakeRuntime(error=LLMUnavailableError("No LLM: start Ollama (`ollama serve`) or run "
+async def test_missing_llm_says_what_to_do_and_the_chat_keeps_working(app, chat_settings, library, monkeypatch):
+    runtime = FakeRuntime(chat_settings, error=LLMUnavailableError("No LLM: start Ollama (`ollama serve`) or run "
                                                     "`scholar models install`."))
     monkeypatch.setattr(app, "RUNTIME", runtime)
     async with chainlit_session(thread_id="thread-C") as rec:
@@ -262,10 +261,10 @@ async def test_missing_llm_says_what_to_do_and_the_chat_keeps_working(app, libra
         assert "**Sources:** SN 35.28:1.3" in rec.messages()[-1]["output"]
 
 
-async def test_failed_answer_shows_the_error_and_the_passages(app, library, monkeypatch):
+async def test_failed_answer_shows_the_error_and_the_passages(app, chat_settings, library, monkeypatch):
     scholar = ScriptedScholar(library, answer_text="", status="failed",
                               error="The model stopped responding: is `ollama serve` running?")
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(scholar))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
         await _ask(app, "What is burning?")
     out = rec.messages()[-1]["output"]
@@ -273,12 +272,12 @@ async def test_failed_answer_shows_the_error_and_the_passages(app, library, monk
     assert [e["name"] for e in rec.of("element")] == ["SN 35.28:1.3"]
 
 
-async def test_unsupported_sentence_is_marked_with_its_reason(app, library, monkeypatch):
+async def test_unsupported_sentence_is_marked_with_its_reason(app, chat_settings, library, monkeypatch):
     text = "All is burning [SN 35.28:1.3]. It burns with jealousy [SN 35.28:1.3]."
     scholar = ScriptedScholar(library, answer_text=text, unsupported_claims=[
         ClaimVerdict(sentence="It burns with jealousy [SN 35.28:1.3].", verdict="unsupported",
                      reason="the passage names greed, hate and delusion")])
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(scholar))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
         await _ask(app, "What burns?")
     out = rec.messages()[-1]["output"]
@@ -286,11 +285,11 @@ async def test_unsupported_sentence_is_marked_with_its_reason(app, library, monk
     assert "greed, hate and delusion" in out
 
 
-async def test_model_and_corpus_html_reach_the_browser_escaped(app, library, monkeypatch):
+async def test_model_and_corpus_html_reach_the_browser_escaped(app, chat_settings, library, monkeypatch):
     hostile = 'Look <script>alert(1)</script><img src=x onerror="alert(2)"> ![t](http://evil/t.png)'
     scholar = ScriptedScholar(library, answer_text=hostile + " [SN 35.28:1.3].", citations=[
         Citation(ref="SN 35.28:1.3", sutta_id=None, title="<img src=y onerror=alert(3)>", excerpt=hostile)])
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(scholar))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
         await _ask(app, "<script>alert(4)</script> what burns?")
     texts = [d["output"] for d in rec.messages()] + [d["token"] for d in rec.of("stream_token")]
@@ -303,7 +302,7 @@ async def test_model_and_corpus_html_reach_the_browser_escaped(app, library, mon
         assert "![" not in cleaned, text
 
 
-async def test_chat_start_is_fast_and_loads_nothing(app, monkeypatch):
+async def test_chat_start_is_fast_and_loads_nothing(app, chat_settings, monkeypatch):
     from chainlit.config import config
 
     class Exploding:

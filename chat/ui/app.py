@@ -1,8 +1,9 @@
-"""The Chainlit chat: streamed, cited answers with their tool steps, source panels and follow-up buttons.
+"""The Chainlit chat's handlers: streamed, cited answers with their tool steps, source panels and follow-ups.
 
-Run it with `scholar chat` (see chat/launch.py). Settings are built here, once per process, from the environment;
-the index, embedder and LLM are shared by every chat (chat/runtime.py), and each chat's memory is keyed by
-its Chainlit thread ID, so a reopened conversation continues where it stopped.
+Run it with `scholar chat` (chat/ui/launch.py). When Chainlit runs this file, `launch.start` configures Chainlit
+and builds the process's runtime (index, embedder and LLM, shared by every chat; chat/runtime.py); each chat's
+memory is keyed by its Chainlit thread ID, so a reopened conversation continues where it stopped. Imported by a
+test, nothing is configured: the test sets RUNTIME itself.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import logging
 
 import chainlit as cl
 from chainlit.config import config as cl_config
-from chainlit.server import app as server_app
 from chainlit.utils import utc_now
 
+from chat.errors import user_message
 from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
-from chat.chat_auth import LOCAL_READER, check_password, ensure_auth_secret, parse_users
-from chat.chat_history import build_data_layer, ensure_user, mount_file_route
-from chat.chat_render import (
+from chat.runtime import Runtime
+from chat.ui.launch import ASSISTANT, start
+from chat.ui.render import (
     check_input,
     escape_answer,
     follow_up_label,
@@ -28,58 +29,15 @@ from chat.chat_render import (
     trace_json,
     unique_citations,
 )
-from chat.chat_sources import citation_panel
-from chat.errors import user_message
-from chat.runtime import Runtime
+from chat.ui.sources import citation_panel
 from indexing.settings import ScholarSettings
 
 log = logging.getLogger(__name__)
 
-ASSISTANT = "Canon Scholar"
 MAX_FOLLOW_UPS = 3
 KEPT_TRACES = 30  # per chat session, for the "download trace" buttons
 
-SETTINGS = ScholarSettings()
-# A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
-RUNTIME = Runtime(SETTINGS, llm_retry_after_s=0)
-USERS = parse_users(SETTINGS.chat_users)
-
-# UI choices live in code, not in .chainlit/config.toml (generated with defaults at start and gitignored).
-cl_config.ui.name = ASSISTANT
-cl_config.ui.description = "A cited assistant for the Pali canon (SuttaCentral, English and Pali)."
-cl_config.ui.cot = "tool_call"
-cl_config.ui.custom_css = "/public/scholar.css"
-cl_config.features.unsafe_allow_html = False
-cl_config.features.latex = False
-cl_config.features.edit_message = False  # an edited question would fork the chat's memory
-cl_config.features.spontaneous_file_upload.enabled = False
-
-DATA_LAYER, STORAGE = build_data_layer(SETTINGS.resolved_chat_db)
-ensure_auth_secret(SETTINGS.resolved_chat_db.parent / "auth-secret")
-mount_file_route(server_app, STORAGE)
-
-
-@cl.data_layer
-def _data_layer():
-    return DATA_LAYER
-
-
-if USERS:
-    @cl.password_auth_callback
-    def _password_login(username: str, password: str) -> cl.User | None:
-        if check_password(USERS, username, password):
-            return cl.User(identifier=username, metadata={"provider": "credentials"})
-        return None
-else:
-    ensure_user(SETTINGS.resolved_chat_db, LOCAL_READER)
-
-    @cl.header_auth_callback
-    def _local_reader(headers) -> cl.User:
-        return cl.User(identifier=LOCAL_READER, metadata={"provider": "local"})
-
-
-if cl_config.run.module_name:  # started by `chainlit run`, not imported by a test
-    RUNTIME.warm_up()
+RUNTIME: Runtime | None = None
 
 
 @cl.set_starters
@@ -136,14 +94,15 @@ async def on_download_trace(action: cl.Action) -> None:
 
 
 async def answer_question(question: str) -> None:
-    problem = check_input(question, SETTINGS.max_input_chars)
+    runtime = _runtime()
+    problem = check_input(question, runtime.settings.max_input_chars)
     if problem:
         await cl.Message(content=problem, author=ASSISTANT).send()
         return
     try:
-        scholar = await asyncio.to_thread(RUNTIME.scholar)
+        scholar = await asyncio.to_thread(runtime.scholar)
     except Exception as exc:
-        await cl.Message(content=_not_ready(exc), author=ASSISTANT).send()
+        await cl.Message(content=_not_ready(exc, runtime.settings), author=ASSISTANT).send()
         return
 
     parent = cl.context.current_step
@@ -217,7 +176,7 @@ async def _finish(reply: cl.Message, answer: Answer, question: str, library) -> 
     await reply.send()
 
 
-def _not_ready(exc: Exception) -> str:
+def _not_ready(exc: Exception, settings: ScholarSettings) -> str:
     message = user_message(exc)
     if message is None:
         log.exception("could not start the assistant")
@@ -226,6 +185,17 @@ def _not_ready(exc: Exception) -> str:
         "**The assistant is not ready to answer.** "
         f"{escape_answer(message)}\n\n"
         "Fix that and ask again — this chat stays open. Typical fixes: `ollama serve` (and `ollama pull "
-        f"{escape_answer(SETTINGS.ollama_model)}`), or `scholar models install` for the embedded model, "
+        f"{escape_answer(settings.ollama_model)}`), or `scholar models install` for the embedded model, "
         "or `scholar ingest` when there is no index yet."
     )
+
+
+def _runtime() -> Runtime:
+    if RUNTIME is None:
+        raise RuntimeError("chat.ui.launch.start has not run in this process")
+    return RUNTIME
+
+
+if cl_config.run.module_name:  # run by `chainlit run`, not imported by a test
+    RUNTIME = start(ScholarSettings())
+    RUNTIME.warm_up()

@@ -136,7 +136,9 @@ def build_data_layer(db_path: Path) -> tuple[SQLAlchemyDataLayer, LocalFileStora
 
 
 def mount_file_route(app, storage: LocalFileStorage) -> None:
-    """Serve stored elements to the user who owns them. Registered ahead of Chainlit's catch-all UI route."""
+    """Serve stored elements to the user who owns them, from the first place in the route table: Chainlit includes
+    its routes as one router that ends in a catch-all UI route, which would otherwise answer these paths with the
+    UI page. A second call (Chainlit reloading the app) replaces the first route."""
     from chainlit.auth import get_current_user
     from fastapi import Depends, HTTPException, Response
 
@@ -152,10 +154,6 @@ def mount_file_route(app, storage: LocalFileStorage) -> None:
         return Response(content=data, media_type=safe_mime, headers={"X-Content-Type-Options": "nosniff"})
 
     path = FILES_ROUTE + "/{owner}/{digest}"
-    if any(getattr(r, "path", None) == path for r in app.router.routes):
-        return
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) != path]
     app.add_api_route(path, serve_element, methods=["GET"])
-    route = app.router.routes.pop()
-    catch_all = next((i for i, r in enumerate(app.router.routes) if getattr(r, "path", "") == "/{full_path:path}"),
-                     len(app.router.routes))
-    app.router.routes.insert(catch_all, route)
+    app.router.routes.insert(0, app.router.routes.pop())
