@@ -120,7 +120,7 @@ def _dispatch(args, settings: ScholarSettings) -> int:
 
         return run_chat(args, settings)
     if args.command == "serve":
-        from chat.api import run_server
+        from chat.api.routes import run_server
 
         return run_server(args, settings)
     if args.command == "models":

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from chat.pipeline.answer import Answer, Citation, FinalEvent, StepEvent, TokenEvent, TraceStep
-from chat.api import create_app, mount_api
+from chat.api.routes import create_app, mount_api
 from chat.errors import LLMUnavailableError
 from chat.runtime import Runtime
 from conftest import FakeEmbedding, write_mini_corpus
@@ -515,9 +515,9 @@ class SlowScholar(FakeScholar):
 
 
 def test_a_silent_stream_gets_keepalive_comments(settings, library, monkeypatch):
-    import chat.api as api
+    from chat.api import sse
 
-    monkeypatch.setattr(api, "SSE_PING_S", 0.05)
+    monkeypatch.setattr(sse, "PING_S", 0.05)
     client = TestClient(create_app(Runtime(settings, library=library, scholar=SlowScholar())))
     text = client.post("/api/query", json={"query": "saw"}, headers={"Accept": "text/event-stream"}).text
     assert text.startswith(": ping")

@@ -39,7 +39,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     from chainlit.config import config as cl_config
     from chainlit.server import app as server_app
 
-    from chat.api import mount_api
+    from chat.api.routes import mount_api
     from chat.ui.auth import LOCAL_READER, check_password, ensure_auth_secret, parse_users
     from chat.ui.history import build_data_layer, ensure_user, mount_file_route
 

@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API (chat.api); the answer itself is chat.pipeline.answer.Answer."""
+"""Request and response bodies of the HTTP API (chat.api.routes); the answer itself is chat.pipeline.answer.Answer."""
 
 from __future__ import annotations
 
