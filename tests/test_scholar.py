@@ -116,7 +116,7 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     import argparse
     import json
 
-    import chat.ask_cli as ask_cli
+    from chat.cli import ask as ask_cli
     from chat.runtime import Runtime
 
     reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."

@@ -107,7 +107,7 @@ def _dispatch(args, settings: ScholarSettings) -> int:
         sys.stdout.write((json.dumps(stats, indent=2) if args.json else format_stats(stats)) + "\n")
         return 0
     if args.command == "ask":
-        from chat.ask_cli import run_ask
+        from chat.cli.ask import run_ask
         from chat.runtime import Runtime
 
         return run_ask(args, Runtime(settings))
@@ -128,7 +128,3 @@ def _dispatch(args, settings: ScholarSettings) -> int:
 
         return models_command(args.action, settings)
     raise AssertionError(args.command)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
