@@ -106,10 +106,9 @@ def test_idle_reference_is_dropped_from_a_supported_sentence():
 def test_the_grounding_quote_is_not_held_back_by_the_suttas_own_name(tmp_path_factory, monkeypatch):
     from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
     from tools.passages import Passage
-    from tools.verifier import shared_verifier
 
     library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
-    index = shared_verifier(library.docstore, library.bm25).index
+    index = library.evidence
     passages = [Passage.from_chunk(c) for c in library.docstore.chunks_of("sn35.28")]
     # "Ādittapariyāya" is the sutta's Pali title, in no segment; weighed as a missing word it sank every window.
     # A window holding every other word of the question must count as holding all of it.

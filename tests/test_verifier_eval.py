@@ -5,6 +5,7 @@ from __future__ import annotations
 from test_verifier import stores  # noqa: F401  (fixture)
 
 from chat.evals.claims import as_answer, evaluate
+from tools.evidence import EvidenceIndex
 from tools.verifier import ClaimVerifier
 
 
@@ -23,7 +24,7 @@ def test_evaluate_metrics(stores):  # noqa: F811
         {"id": "c", "kind": "wrong_citation", "label": "unsupported", "cited": ["MN 201"], "note": "It is MN 202.",
          "claim": "Because he ate so little, the skin of his belly stuck to his backbone."},
     ]
-    result = evaluate(claims, ClaimVerifier(store, bm25), store)
+    result = evaluate(claims, ClaimVerifier(EvidenceIndex(store, bm25)), store)
     assert [r["verdict"] for r in result["rows"]] == ["supported", "unsupported", "unsupported"]
     assert result["accuracy"] == 1.0 and result["unsupported_f1"] == 1.0
     assert result["wrong_citation_located"] == 1.0

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen, LLMMetadata
-from llama_index.core.llms import CustomLLM
-
+from chat.providers.scripted import ScriptedLLM
 from test_verifier import _passages, stores  # noqa: F401  (fixture)
+from tools.evidence import EmbeddingScorer, EvidenceIndex
 from tools.verifier import ClaimVerifier
 from tools.verifier_judge import parse_judgement
 
 
-class ScriptedLLM(CustomLLM):
-    replies: list[str] = []
-    prompts: list[str] = []
-
-    @property
-    def metadata(self) -> LLMMetadata:
-        return LLMMetadata(model_name="scripted")
-
-    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        self.prompts.append(prompt)
-        return CompletionResponse(text=self.replies.pop(0))
-
-    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
-        yield self.complete(prompt)
+def _prompt(llm: ScriptedLLM, call: int) -> str:
+    return "\n".join(m.content or "" for m in llm.prompts[call])
 
 
 def test_parse_judgement():
@@ -37,18 +22,18 @@ def test_parse_judgement():
 
 def test_llm_mode_uses_the_judge_with_the_evidence(stores):  # noqa: F811
     store, bm25 = stores
-    llm = ScriptedLLM(replies=['{"verdict": "unsupported", "reason": "the text does not say this"}'], prompts=[])
-    verifier = ClaimVerifier(store, bm25, llm=llm)
+    llm = ScriptedLLM(['{"verdict": "unsupported", "reason": "the text does not say this"}'])
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25), llm=llm)
     v = verifier.verify("Purity and impurity are personal matters [MN 201:3.1].", _passages(store, "mn201"),
                         mode="llm").verdicts[0]
     assert (v.verdict, v.reason, v.judge) == ("unsupported", "the text does not say this", "llm")
-    assert "MN 201:3.1" in llm.prompts[0] and "no one can purify another" in llm.prompts[0]
+    assert "MN 201:3.1" in _prompt(llm, 0) and "no one can purify another" in _prompt(llm, 0)
 
 
 def test_both_mode_keeps_local_hard_failures_and_lets_judge_decide_the_rest(stores):  # noqa: F811
     store, bm25 = stores
-    llm = ScriptedLLM(replies=['{"verdict": "supported"}', '{"verdict": "supported"}'], prompts=[])
-    verifier = ClaimVerifier(store, bm25, llm=llm)
+    llm = ScriptedLLM(['{"verdict": "supported"}', '{"verdict": "supported"}'])
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25), llm=llm)
     report = verifier.verify(
         "A mendicant committed to the higher mind should focus on seven subjects [MN 201:2.1]. "
         "Inside, the Realized One lives in the world unstained, as a lotus sits above the water [MN 201:3.2].",
@@ -60,15 +45,15 @@ def test_both_mode_keeps_local_hard_failures_and_lets_judge_decide_the_rest(stor
 
 def test_judge_failure_falls_back_to_local(stores):  # noqa: F811
     store, bm25 = stores
-    llm = ScriptedLLM(replies=["no idea"], prompts=[])
-    v = ClaimVerifier(store, bm25, llm=llm).verify(
+    llm = ScriptedLLM(["no idea"])
+    v = ClaimVerifier(EvidenceIndex(store, bm25), llm=llm).verify(
         "Purity and impurity are personal matters [MN 201:3.1].", _passages(store, "mn201"), mode="llm").verdicts[0]
     assert v.verdict == "supported" and v.judge == "local"
 
 
 def test_dense_scores_are_batched_and_cached(stores, fake_embed):  # noqa: F811
     store, bm25 = stores
-    verifier = ClaimVerifier(store, bm25, embed_model=fake_embed)
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25), EmbeddingScorer(fake_embed))
     draft = "Purity and impurity are personal matters [MN 201:3.1]. " * 2
     report = verifier.verify(draft, _passages(store, "mn201"))
     assert [v.verdict for v in report.verdicts] == ["supported", "supported"]

@@ -297,10 +297,10 @@ def search(
         p.scores["final"] = 1.0  # named by the user: above any retrieval score
 
     if mode == "hybrid+rerank":
-        from tools.rerank import get_reranker, rerank
+        from tools.rerank import rerank
 
         t0 = time.perf_counter()
-        reranker = get_reranker(library)
+        reranker = library.reranker()
         passages = rerank(reranker, query, passages, settings.rerank_weight, keep_first=len(pinned))
         if reranker.name != "none":
             used.append(f"rerank:{reranker.name}")

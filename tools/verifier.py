@@ -14,7 +14,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from indexing.stores.docstore import DocStore
 from indexing.text import tokenize
 from tools.citations import Sentence, split_sentences
 from tools.references import MENTION, CitationRef, find_citations
@@ -192,11 +191,13 @@ def _quote(text: str, limit: int = 300) -> str:
 
 # ---- the verifier --------------------------------------------------------------------------------------------
 class ClaimVerifier:
-    """Holds the per-sutta caches; make one per process (see `shared_verifier`) and call `verify` per answer."""
+    """Checks answers against an EvidenceIndex, which holds the per-sutta caches: a process shares one index
+    (`library.verifier()`), so a verifier itself is cheap to make. `dense` is an optional second opinion from the
+    embedding model; `llm` judges in modes llm and both."""
 
-    def __init__(self, docstore: DocStore, bm25=None, embed_model=None, llm=None, mode: Mode = "local"):
-        self.index = EvidenceIndex(docstore, bm25)
-        self.dense = EmbeddingScorer(embed_model) if embed_model is not None else None
+    def __init__(self, index: EvidenceIndex, dense: EmbeddingScorer | None = None, llm=None, mode: Mode = "local"):
+        self.index = index
+        self.dense = dense
         self.llm = llm
         self.mode = mode
 
@@ -497,23 +498,6 @@ def is_claim(sentence: Sentence) -> bool:
 
 
 # ---- entry points --------------------------------------------------------------------------------------------
-_SHARED: dict[tuple[int, int, int, int], ClaimVerifier] = {}
-
-
-def shared_verifier(docstore: DocStore, bm25=None, embed_model=None, llm=None) -> ClaimVerifier:
-    """One verifier (and its sutta cache) per set of stores, reused across turns."""
-    key = (id(docstore), id(bm25), id(embed_model), id(llm))
-    if key not in _SHARED:
-        _SHARED[key] = ClaimVerifier(docstore, bm25, embed_model, llm)
-    return _SHARED[key]
-
-
-def verify_answer(draft: str | list[str], passages: list[Passage] | TurnRecorder | None, docstore: DocStore, *,
-                  bm25=None, embed_model=None, llm=None, mode: Mode = "local") -> VerificationReport:
-    """Verify a draft answer against the turn's passages; what the chat pipeline calls after the agent's draft."""
-    return shared_verifier(docstore, bm25, embed_model, llm).verify(draft, passages, mode=mode)
-
-
 def verify_claims_for_agent(library, recorder: TurnRecorder | None, draft: str, *, llm=None,
                             mode: Mode = "local", use_dense: bool = False) -> tuple[VerificationReport, str]:
     """Body of the `verify_claims` FunctionTool: the report and the compact text the model reads.
@@ -521,6 +505,5 @@ def verify_claims_for_agent(library, recorder: TurnRecorder | None, draft: str, 
     Dense similarity is off by default: on the dev claims it forgave invented details (recall 0.73 vs 0.82) and
     costs an embedding call per window; the lexical checks alone are faster and stricter.
     """
-    report = verify_answer(draft, recorder, library.docstore, bm25=getattr(library, "bm25", None),
-                           embed_model=getattr(library, "embed_model", None) if use_dense else None, llm=llm, mode=mode)
+    report = library.verifier(dense=use_dense, llm=llm, mode=mode).verify(draft, recorder)
     return report, report.to_agent_text()

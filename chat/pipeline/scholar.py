@@ -256,7 +256,7 @@ class Scholar:
         draft_cited = bool(citations)
         if not citations and passages:
             checked.text, uncited = checks.ground_uncited(checked.text, checked.report, turn.question, passages,
-                                                        self._evidence_index())
+                                                        self.library.evidence)
             checked.unsupported.extend(uncited)
             citations = checks.citations_of(checked.text, cmap)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
@@ -287,17 +287,11 @@ class Scholar:
         return TokenEvent(text=text)
 
     def _verifier(self, recorder: TurnRecorder):
-        from tools.verifier import verify_answer
+        verifier = self.library.verifier(dense=True)
 
         def verify(text: str):
-            return verify_answer(text, recorder, self.library.docstore, bm25=getattr(self.library, "bm25", None),
-                                 embed_model=getattr(self.library, "embed_model", None), llm=None, mode="local")
+            return verifier.verify(text, recorder, mode="local")
         return verify
-
-    def _evidence_index(self):
-        from tools.verifier import shared_verifier
-
-        return shared_verifier(self.library.docstore, getattr(self.library, "bm25", None)).index
 
     def _find_aliases(self, question: str) -> dict[str, str]:
         try:
@@ -328,7 +322,7 @@ class Scholar:
             return None
         if not passages:
             return "No passage matched the question."
-        index = self._evidence_index()
+        index = self.library.evidence
         best = max(relevance(plan.search_query or plan.question, p, index.weights) for p in passages)
         log.debug("best relevance %.2f", best)
         if best < MIN_RELEVANCE:
