@@ -207,7 +207,7 @@ def test_lookup_with_a_query_finds_the_passage_that_has_the_question_in_order(ba
     from tools.turn import TurnRecorder
 
     canon = CanonTools(open_library(base), TurnRecorder())
-    shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering")
+    shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering").text
     refs = [line.split("]")[0][1:] for line in shown.splitlines() if line.startswith("[")]
     assert len(refs) == canon.budget.lookup_passages  # the named sutta gets its full share
     assert "18.1" in refs[0], refs  # first: word order decides among chunks that all share the words

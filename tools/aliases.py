@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import logging
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
@@ -87,29 +87,6 @@ class AliasResolution:
 
     def strong_suttas(self) -> list[str]:
         return [c.sutta_id for c in self.candidates if c.score >= STRONG]
-
-    def to_dict(self) -> dict:
-        return {
-            "query": self.query,
-            "ambiguous": self.ambiguous,
-            "candidates": [asdict(c) for c in self.candidates],
-            "matches": [
-                {"text": m.text, "score": m.score, "ambiguous": m.ambiguous, "suttas": [c.sutta_id for c in m.candidates]}
-                for m in self.matches
-            ],
-        }
-
-    def render(self) -> str:
-        if not self.matches:
-            return f"No sutta title or nickname recognised in {self.query!r}."
-        lines = []
-        for m in self.matches:
-            names = ", ".join(f"{c.sutta_id} ({c.title}; {c.score:.0f})" for c in m.candidates)
-            if m.ambiguous:
-                lines.append(f"'{m.text}' is the name of several suttas: {names}. Ask which one, or search each.")
-            else:
-                lines.append(f"'{m.text}' -> {names}")
-        return "\n".join(lines)
 
 
 def _words(text: str) -> list[str]:
@@ -266,11 +243,3 @@ _QUOTED = re.compile(rf"[{_QUOTES}]([^{_QUOTES}]{{1,80}})[{_QUOTES}]")
 def _quoted_phrases(text: str) -> set[str]:
     # phrases between quotation marks, as folded words: `the "Burning" discourse` -> {"burning"}
     return {" ".join(_words(m.group(1))) for m in _QUOTED.finditer(text)}
-
-
-def resolve_alias(library, name: str) -> AliasResolution:
-    """Find which sutta a title or nickname refers to. Call this when the user names a sutta by title or nickname
-    ("the Fire Sermon", "Kakacūpama Sutta", "the simile of the saw", "Satipaṭṭhāna Sutta"), alone or inside a
-    question. Returns ranked candidates with sutta IDs and scores; if a name belongs to several suttas it says so
-    and lists them all (ask or search each); if nothing is confident it returns no candidates."""
-    return library.aliases.resolve(name)

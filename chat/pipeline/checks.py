@@ -376,7 +376,7 @@ def ground_uncited(text: str, report, question: str, passages: list[Passage], in
 def best_quote(question: str, passages: list[Passage], index) -> str | None:
     """The window of a retrieved sutta that holds most of the question's words, as a cited quotation."""
     from tools.evidence import claim_tokens, words
-    from tools.retriever import QUERY_NOISE
+    from tools.query import QUERY_NOISE
 
     tokens = [t for t in claim_tokens(question) if t not in QUERY_NOISE]
     if not tokens:

@@ -1,20 +1,21 @@
 """The deterministic plan made before the first LLM call.
 
-A 1.5B model spends most of its time budget reading, so the plan does what needs no judgement: it finds sutta IDs
-and nicknames in the question, collection hints ("in the Majjhima"), whether the question continues the previous
-turn ("what comes right after that?"), and the answer mode. It then names the one retrieval that most questions
-need, which the Scholar runs up front so the model usually answers in a single step.
+A 1.5B model spends most of its time budget reading, so the plan does what needs no judgement: from the question's
+analysis (tools/query.py: the suttas it names by ID or nickname, collection hints such as "in the Majjhima", its
+topic) and the previous turn it decides whether the question continues that turn ("what comes right after
+that?") and the answer mode. It then names the one retrieval that most questions need, which the Scholar runs up
+front so the model usually answers in a single step.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from indexing.text import fold
-from tools.references import collection_hints, find_references, without_book_names
+from tools.query import NamedSutta, QueryAnalysis
+from tools.references import without_book_names
 
 Mode = Literal["qa", "notes"]
 
@@ -45,6 +46,7 @@ class PlannedAction:
     tool: str
     kwargs: dict
     thought: str
+    named: NamedSutta | None = None  # a lookup of a sutta the analysis resolved
 
 
 @dataclass
@@ -72,20 +74,16 @@ class Plan:
         return f"(Notes: {'; '.join(parts)}.)" if parts else ""
 
 
-AliasFinder = Callable[[str], dict[str, str]]  # question -> {alias as written: sutta ID}
-
-
 def choose_mode(question: str, requested: str = "auto") -> Mode:
     if requested in ("qa", "notes"):
         return requested  # type: ignore[return-value]
     return "notes" if _NOTES.search(fold(question)) else "qa"
 
 
-def collection_hint(question: str) -> str | None:
+def collection_hint(collections: list[str]) -> str | None:
     """One collection named in words restricts the search to it; with two ("the Long and the Middle Discourses")
     the retriever only leans towards both, so nothing is restricted here."""
-    found = collection_hints(question)
-    return found[0] if len(found) == 1 else None
+    return collections[0] if len(collections) == 1 else None
 
 
 def _follow_up_kind(folded: str, previous: PreviousTurn | None, has_own_subject: bool) -> str | None:
@@ -110,32 +108,24 @@ def _content_words(text: str) -> int:
 
 
 def make_plan(
-    question: str,
+    analysis: QueryAnalysis,
     *,
     mode: str = "auto",
     previous: PreviousTurn | None = None,
-    find_aliases: AliasFinder | None = None,
     qa_k: int = 5,
     notes_k: int = 12,
 ) -> Plan:
+    question = analysis.text
     plan = Plan(question=question, mode=choose_mode(question, mode))
     folded = fold(question)
-    refs = find_references(question)
-    for ref in refs:
-        if ref.sutta_id not in plan.sutta_ids:
-            plan.sutta_ids.append(ref.sutta_id)
-    if find_aliases is not None:
-        for alias, sutta_id in find_aliases(question).items():
-            plan.aliases[alias] = sutta_id
-    plan.collection = collection_hint(question) if not plan.sutta_ids else None
+    referenced = analysis.named_by("reference")
+    named_aliases = analysis.named_by("alias")
+    plan.sutta_ids = [n.sutta_id for n in referenced]
+    plan.aliases = {n.written: n.sutta_id for n in named_aliases}
+    plan.collection = collection_hint(analysis.collections) if not plan.sutta_ids else None
 
     # What the question is about once IDs, nicknames and book names are taken out.
-    topic = question
-    for ref in sorted(refs, key=lambda r: r.start, reverse=True):
-        topic = topic[: ref.start] + " " + topic[ref.end :]
-    for alias in plan.aliases:
-        topic = re.sub(re.escape(alias), " ", topic, flags=re.IGNORECASE)
-    topic = re.sub(r"\s+", " ", topic).strip(" ?.,;:")
+    topic = analysis.topic
     has_subject = bool(plan.sutta_ids or plan.aliases) or _content_words(
         _ANAPHORA.sub(" ", without_book_names(folded))
     ) > 3
@@ -163,12 +153,12 @@ def make_plan(
         ))
         return plan
 
-    named = plan.sutta_ids + [s for s in plan.aliases.values() if s not in plan.sutta_ids]
+    named = referenced + [n for n in named_aliases if n.sutta_id not in plan.sutta_ids]
     plan.search_query = topic or question
-    for sutta_id in named[:2]:
+    for sutta in named[:2]:
         plan.actions.append(PlannedAction(
-            "lookup_sutta", {"sutta_id": sutta_id, "query": topic},
-            f"The question names {sutta_id}; I need its passages.",
+            "lookup_sutta", {"sutta_id": sutta.sutta_id, "query": topic},
+            f"The question names {sutta.sutta_id}; I need its passages.", named=sutta,
         ))
     if not named:
         plan.actions.append(PlannedAction(

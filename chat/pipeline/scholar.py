@@ -33,6 +33,7 @@ from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolBudget, build_tools, render_passages
 from tools.passages import Passage
+from tools.query import analyse_query
 from tools.turn import TraceEntry, TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,8 @@ class Scholar:
         history = await memory.history_for_prompt() if memory else []
 
         t = time.perf_counter()
-        plan = make_plan(turn.question, mode=turn.mode, previous=previous, find_aliases=self._find_aliases,
-                         qa_k=QA_BUDGET.k, notes_k=NOTES_BUDGET.k)
+        analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
+        plan = make_plan(analysis, mode=turn.mode, previous=previous, qa_k=QA_BUDGET.k, notes_k=NOTES_BUDGET.k)
         turn.mode = plan.mode
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
@@ -124,10 +125,13 @@ class Scholar:
         seeded: list[tuple[str, dict, str, str]] = []
         for action in plan.actions:
             kwargs = dict(action.kwargs)
-            method = getattr(canon, action.tool)
-            observation = await asyncio.to_thread(method, **kwargs, **(
-                {"k": budget.k} if action.tool == "search_passages" else {}))
-            seeded.append((action.tool, kwargs, action.thought, observation))
+            if action.named is not None:
+                result = await asyncio.to_thread(canon.lookup_named, action.named, kwargs["query"])
+            else:
+                method = getattr(canon, action.tool)
+                result = await asyncio.to_thread(method, **kwargs, **(
+                    {"k": budget.k} if action.tool == "search_passages" else {}))
+            seeded.append((action.tool, kwargs, action.thought, result.text))
         t = turn.mark("retrieve", t)
         while events:
             yield events.popleft()
@@ -293,22 +297,6 @@ class Scholar:
             return verifier.verify(text, recorder, mode="local")
         return verify
 
-    def _find_aliases(self, question: str) -> dict[str, str]:
-        try:
-            resolution = self.library.aliases.resolve(question)
-        except Exception as exc:  # the alias index is a hint; never fail a turn on it
-            log.warning("alias resolution failed: %s", exc)
-            return {}
-        out: dict[str, str] = {}
-        strong = set(resolution.strong_suttas())
-        for match in resolution.matches:
-            if match.ambiguous:
-                continue
-            for cand in match.candidates:
-                if cand.sutta_id in strong:
-                    out.setdefault(match.text, cand.sutta_id)
-        return out
-
     def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, seeded) -> str | None:
         """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown,
         or a search whose best passage shares too few of the question's content words."""
@@ -361,7 +349,7 @@ def relevance(question: str, passage: Passage, weights=None) -> float:
     """IDF-weighted share of the question's content words found in the passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
     from indexing.text import tokenize
-    from tools.retriever import QUERY_NOISE
+    from tools.query import QUERY_NOISE
 
     q = list(dict.fromkeys(t for t in tokenize(question) if t not in QUERY_NOISE and len(t) > 2))
     if not q:
