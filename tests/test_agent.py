@@ -93,6 +93,30 @@ async def test_step_limit_ends_in_a_best_answer_not_an_exception(base):
     assert answer.citations and answer.citations[0].sutta_id == "SN 35.28"
 
 
+async def test_every_tool_step_reaches_the_stream_in_order_before_the_tokens_it_led_to(base):
+    call = 'Thought: I need the text after this.\nAction: expand_context\nAction Input: {"ref": "SN 35.28:1.4"}'
+    scholar, _ = scholar_for(base, [call, ANSWER, FOLLOW])
+    events = [ev async for ev in scholar.astream("What does the Fire Sermon say is burning?")]
+    kinds = [(ev.kind, getattr(ev, "phase", None), getattr(ev, "step_id", None)) for ev in events]
+    steps = [k for k in kinds if k[0] == "step"]
+    assert steps == [("step", "start", "0-lookup_sutta"), ("step", "end", "0-lookup_sutta"),
+                     ("step", "start", "1-expand_context"), ("step", "end", "1-expand_context")]
+    assert kinds.index(steps[-1]) < kinds.index(("token", None, None))  # the answer came after the last tool
+    assert kinds[-1][0] == "final" and [k[0] for k in kinds].count("final") == 1
+
+
+async def test_a_reader_who_leaves_stops_the_turn(base):
+    from chat.pipeline.memory import SessionMemory
+
+    scholar, llm = scholar_for(base, [ANSWER, FOLLOW])
+    stream = scholar.astream("What does the Fire Sermon say is burning?", session_id="left-early")
+    first = await anext(stream)
+    assert first.kind == "step"
+    await stream.aclose()
+    assert llm.prompts == []  # the model was never asked
+    assert await SessionMemory(scholar.settings.resolved_memory_db, "left-early").messages() == []
+
+
 async def test_dead_model_gives_a_failed_answer_with_the_passages(base):
     scholar, llm = scholar_for(base, [])  # every call raises LLMUnavailableError
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")

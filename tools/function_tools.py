@@ -18,7 +18,7 @@ from llama_index.core.tools import FunctionTool
 
 from tools.errors import ToolError, UnknownReferenceError
 from tools.expander import expand
-from tools.passages import Passage
+from tools.passages import Passage, clip
 from tools.query import NamedSutta
 from tools.references import collection_code
 from tools.turn import TurnRecorder
@@ -36,13 +36,6 @@ class ToolBudget:
     passage_chars: int = 360
     lookup_passages: int = 3
     expand_each_side: int = 2
-
-
-def clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def render_passage(p: Passage, limit: int) -> str:

@@ -62,3 +62,9 @@ class Passage:
         out = asdict(self)
         out.pop("twins")
         return {**out, "ref": self.ref}
+
+
+def clip(text: str, limit: int) -> str:
+    """The text on one line, cut at a word before `limit` characters with " …" when it is longer."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"

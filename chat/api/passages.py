@@ -9,8 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from chat.api.models import PassageOut, SegmentOut, SuttaResponse
-from chat.pipeline.answer import Answer, TraceStep
-from chat.pipeline.checks import passages_as_citations
+from chat.pipeline.answer import Answer, TraceStep, failed_answer
 from chat.runtime import IndexUnavailableError, Runtime
 from indexing.errors import IndexingError
 from indexing.vocabulary import segment_ref
@@ -89,19 +88,10 @@ async def answer_without_llm(runtime: Runtime, question: str, session_id: str | 
         step.error = str(exc)
     step.duration_ms = (time.perf_counter() - started) * 1000
     total = time.perf_counter() - started
-    answer = Answer(
-        answer=(
-            "No answer could be written: the language model is unavailable or failed (see `error`). "
-            + ("The passages that search found for the question are listed as citations." if passages
-               else "Search found no passages either.")
-        ),
-        citations=passages_as_citations(passages, limit=len(passages)),
-        status="failed",
-        timings={"search": round(total, 3), "total": round(total, 3)},
-        trace=[step],
-        search_types_used=used,
-        session_id=session_id,
-        mode=mode or "qa",
-        error=reason,
-    )
+    text = "No answer could be written: the language model is unavailable or failed (see `error`). " + (
+        "The passages that search found for the question are listed as citations." if passages
+        else "Search found no passages either.")
+    answer = failed_answer(text, reason, passages, limit=len(passages), trace=[step], search_types_used=used,
+                           timings={"search": round(total, 3), "total": round(total, 3)}, session_id=session_id,
+                           mode=mode or "qa")
     return answer, step

@@ -14,7 +14,7 @@ from fastapi.sse import format_sse_event
 
 from chat.api.passages import answer_without_llm
 from chat.errors import ChatError
-from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
+from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent, failed_answer
 from chat.runtime import Runtime
 from indexing.errors import IndexingError
 from tools.errors import ToolError
@@ -55,8 +55,8 @@ async def stream_answer(runtime: Runtime, question: str, session_id: str | None,
             yield event(answer)
             final_sent = True
     if not final_sent:
-        yield event(Answer(answer="", status="failed", session_id=session_id, mode=mode or "qa",
-                           error="the answer stream ended without a final answer"))
+        yield event(failed_answer("", "the answer stream ended without a final answer", [], session_id=session_id,
+                                  mode=mode or "qa"))
 
 
 async def keepalive(stream: AsyncIterator[bytes], interval_s: float) -> AsyncIterator[bytes]:

@@ -7,7 +7,8 @@ Three changes to the stock agent, each because a small model needs it:
 - the planner's up-front retrieval is seeded into the scratchpad as a finished Action/Observation pair, so a
   simple question is answered in one LLM call;
 - a reply that still does not parse after one retry raises `MalformedOutputError` instead of looping to the
-  step limit; the Scholar then answers from what was retrieved.
+  step limit; the Scholar then answers from what was retrieved. The step limit itself raises `StepLimitError`,
+  so the Scholar can tell it from the workflow's other runtime errors.
 """
 
 from __future__ import annotations
@@ -24,13 +25,16 @@ from llama_index.core.agent.react.types import (
     ObservationReasoningStep,
 )
 from llama_index.core.agent.workflow import ReActAgent
+from llama_index.core.agent.workflow.base_agent import DEFAULT_MAX_ITERATIONS
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.llms import LLM
 from llama_index.core.tools import BaseTool
 
 from chat.errors import ChatError
+from chat.pipeline.planner import PlannedStep
 from prompts import load_prompt
+from tools.function_tools import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,14 @@ class MalformedOutputError(ChatError):
     def __init__(self, raw: str):
         super().__init__("the model's reply did not follow the Thought/Action/Answer format")
         self.raw = raw
+
+
+class StepLimitError(ChatError):
+    """The agent used all its steps without an answer."""
+
+    def __init__(self, max_steps: int):
+        super().__init__(f"the step limit ({max_steps}) was reached")
+        self.max_steps = max_steps
 
 
 def tool_signature(tool: BaseTool) -> str:
@@ -70,12 +82,12 @@ def system_header(tools: Sequence[BaseTool], mode: str) -> str:
     )
 
 
-def seed_steps(actions: Sequence[tuple[str, dict, str, str]]) -> list[BaseReasoningStep]:
-    """(tool, kwargs, thought, observation) from the planner's up-front calls -> scratchpad steps."""
+def seed_steps(done: Sequence[tuple[PlannedStep, ToolResult]]) -> list[BaseReasoningStep]:
+    """The planned steps the Scholar ran up front, with their results -> finished scratchpad steps."""
     steps: list[BaseReasoningStep] = []
-    for tool, kwargs, thought, observation in actions:
-        steps.append(ActionReasoningStep(thought=thought, action=tool, action_input=kwargs))
-        steps.append(ObservationReasoningStep(observation=observation))
+    for step, result in done:
+        steps.append(ActionReasoningStep(thought=step.thought, action=step.tool, action_input=step.kwargs))
+        steps.append(ObservationReasoningStep(observation=result.text))
     return steps
 
 
@@ -117,6 +129,12 @@ class CanonReActAgent(ReActAgent):
             log.info("unparseable ReAct reply (%d): %.200r", failures, raw)
             if failures > self.max_parse_retries:
                 raise MalformedOutputError(raw)
+        # The workflow counts every output (retries too) and raises a bare WorkflowRuntimeError on the one that
+        # reaches max_iterations; raising here first, on the same output, gives the limit its own type.
+        done = await ctx.store.get("num_iterations", default=0) + 1
+        limit = await ctx.store.get("max_iterations", default=DEFAULT_MAX_ITERATIONS)
+        if done >= limit:
+            raise StepLimitError(limit)
         return output
 
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from tools.passages import Passage, clip
+
 if TYPE_CHECKING:
     from tools.verifier import Verdict
 
@@ -66,6 +68,23 @@ class Answer(BaseModel):
     session_id: str | None = None
     mode: Literal["qa", "notes"] = "qa"
     error: str | None = None  # for status "failed": what went wrong and what to do
+
+
+def failed_answer(text: str, error: str, passages: list[Passage], *, limit: int = 5, **fields) -> Answer:
+    """An answer with status "failed": what went wrong (`error`) and the passages found so far as its citations,
+    so the reader can still read them. `fields` are the rest of the Answer (trace, timings, mode, ...)."""
+    return Answer(answer=text, citations=passages_as_citations(passages, limit), status="failed", error=error,
+                  **fields)
+
+
+def passages_as_citations(passages: list[Passage], limit: int = 5) -> list[Citation]:
+    """For failed or abstained answers: what was retrieved, so the user can read it themselves."""
+    return [
+        Citation(ref=p.ref, sutta_id=p.sutta_id, title=p.title, excerpt=clip(p.text, 400), pali=clip(p.pali, 300),
+                 score=round(p.scores.get("final", p.scores.get("fused", 0.0)), 4), chunk_id=p.chunk_id,
+                 segment_start=p.segment_start, segment_end=p.segment_end)
+        for p in passages[:limit]
+    ]
 
 
 class TokenEvent(BaseModel):

@@ -14,7 +14,7 @@ from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict
 from indexing.vocabulary import PARTIAL_MARK, UNCITED_MARK, UNSUPPORTED_MARK, segment_distance, segment_key, sutta_id_to_uid
 from tools.citations import split_sentences
 from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
-from tools.passages import Passage
+from tools.passages import Passage, clip
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -77,8 +77,8 @@ class CitationMap:
             ref=ref.raw,
             sutta_id=ref.sutta_id,
             title=passage.title,
-            excerpt=_clip(excerpt, 500),
-            pali=_clip(pali, 500),
+            excerpt=clip(excerpt, 500),
+            pali=clip(pali, 500),
             score=round(passage.scores.get("final", passage.scores.get("fused", 0.0)), 4),
             chunk_id=passage.chunk_id,
             segment_start=f"{passage.doc_id}:{ref.seg_start}" if ref.seg_start else passage.segment_start,
@@ -88,11 +88,6 @@ class CitationMap:
     def _segments(self, doc_id: str, start: str, end: str):
         lo, hi = segment_key(f"{doc_id}:{start}"), segment_key(f"{doc_id}:{end}")
         return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_key(s.seg_id) <= hi][:6]
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
@@ -413,16 +408,6 @@ def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
             ref.raw = key
             out[key] = cmap.citation(ref, passage)
     return list(out.values())
-
-
-def passages_as_citations(passages: list[Passage], limit: int = 5) -> list[Citation]:
-    """For failed or abstained answers: what was retrieved, so the user can read it themselves."""
-    return [
-        Citation(ref=p.ref, sutta_id=p.sutta_id, title=p.title, excerpt=_clip(p.text, 400), pali=_clip(p.pali, 300),
-                 score=round(p.scores.get("final", p.scores.get("fused", 0.0)), 4), chunk_id=p.chunk_id,
-                 segment_start=p.segment_start, segment_end=p.segment_end)
-        for p in passages[:limit]
-    ]
 
 
 def recorder_passages(recorder: TurnRecorder) -> list[Passage]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from indexing.text import fold
 from tools.query import NamedSutta, QueryAnalysis
@@ -42,11 +42,48 @@ class PreviousTurn:
 
 
 @dataclass
-class PlannedAction:
-    tool: str
-    kwargs: dict
+class LookupStep:
+    """Read a sutta the question names, the passages matching the question's topic first."""
+
+    tool: ClassVar[str] = "lookup_sutta"
+    sutta: NamedSutta
+    query: str
     thought: str
-    named: NamedSutta | None = None  # a lookup of a sutta the analysis resolved
+
+    @property
+    def kwargs(self) -> dict:
+        return {"sutta_id": self.sutta.sutta_id, "query": self.query}
+
+
+@dataclass
+class SearchStep:
+    tool: ClassVar[str] = "search_passages"
+    query: str
+    collection: str | None
+    thought: str
+
+    @property
+    def kwargs(self) -> dict:
+        # k is the Scholar's budget, passed to the tool directly: shown in the seeded step, the model would copy it.
+        return {"query": self.query, **({"collection": self.collection} if self.collection else {})}
+
+
+@dataclass
+class ExpandStep:
+    """Read on from (or back before) a passage the previous answer cited."""
+
+    tool: ClassVar[str] = "expand_context"
+    ref: str
+    before: int
+    after: int
+    thought: str
+
+    @property
+    def kwargs(self) -> dict:
+        return {"ref": self.ref, "after": self.after, "before": self.before}
+
+
+PlannedStep = LookupStep | SearchStep | ExpandStep
 
 
 @dataclass
@@ -58,7 +95,7 @@ class Plan:
     collection: str | None = None
     follow_up: Literal["next", "before", "same", "more"] | None = None
     search_query: str = ""
-    actions: list[PlannedAction] = field(default_factory=list)
+    steps: list[PlannedStep] = field(default_factory=list)
 
     def hints(self) -> str:
         """One compact line for the model: what the plan found, so it need not rediscover it."""
@@ -112,8 +149,6 @@ def make_plan(
     *,
     mode: str = "auto",
     previous: PreviousTurn | None = None,
-    qa_k: int = 5,
-    notes_k: int = 12,
 ) -> Plan:
     question = analysis.text
     plan = Plan(question=question, mode=choose_mode(question, mode))
@@ -130,14 +165,13 @@ def make_plan(
         _ANAPHORA.sub(" ", without_book_names(folded))
     ) > 3
     plan.follow_up = _follow_up_kind(folded, previous, has_subject)  # type: ignore[assignment]
-    k = notes_k if plan.mode == "notes" else qa_k
 
     if plan.follow_up in ("next", "before") and previous is not None:
-        ref = previous.cited_refs[-1] if plan.follow_up == "next" else previous.cited_refs[0]
-        direction = {"after": 2, "before": 0} if plan.follow_up == "next" else {"after": 0, "before": 2}
-        plan.actions.append(PlannedAction(
-            "expand_context", {"ref": ref, **direction},
-            f"The question continues from {ref}; I need the text {'after' if plan.follow_up == 'next' else 'before'} it.",
+        after = plan.follow_up == "next"
+        ref = previous.cited_refs[-1] if after else previous.cited_refs[0]
+        plan.steps.append(ExpandStep(
+            ref, before=0 if after else 2, after=2 if after else 0,
+            thought=f"The question continues from {ref}; I need the text {'after' if after else 'before'} it.",
         ))
         plan.search_query = previous.search_query
         return plan
@@ -147,8 +181,8 @@ def make_plan(
         if plan.follow_up == "more":
             plan.search_query = f"{plan.search_query} {topic}".strip()
         where = f" in {plan.collection}" if plan.collection else ""
-        plan.actions.append(PlannedAction(
-            "search_passages", _search_kwargs(plan.search_query, plan.collection, k),
+        plan.steps.append(SearchStep(
+            plan.search_query, plan.collection,
             f"The question continues the previous one; I need passages on the same subject{where}.",
         ))
         return plan
@@ -156,21 +190,7 @@ def make_plan(
     named = referenced + [n for n in named_aliases if n.sutta_id not in plan.sutta_ids]
     plan.search_query = topic or question
     for sutta in named[:2]:
-        plan.actions.append(PlannedAction(
-            "lookup_sutta", {"sutta_id": sutta.sutta_id, "query": topic},
-            f"The question names {sutta.sutta_id}; I need its passages.", named=sutta,
-        ))
+        plan.steps.append(LookupStep(sutta, topic, f"The question names {sutta.sutta_id}; I need its passages."))
     if not named:
-        plan.actions.append(PlannedAction(
-            "search_passages", _search_kwargs(plan.search_query, plan.collection, k),
-            "I need passages about this question.",
-        ))
+        plan.steps.append(SearchStep(plan.search_query, plan.collection, "I need passages about this question."))
     return plan
-
-
-def _search_kwargs(query: str, collection: str | None, k: int) -> dict:
-    # k is the Scholar's budget, passed to the tool directly: shown in the seeded step, the model would copy it.
-    kwargs: dict = {"query": query}
-    if collection:
-        kwargs["collection"] = collection
-    return kwargs

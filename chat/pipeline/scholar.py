@@ -6,15 +6,19 @@
 It never raises for model failures: a malformed reply that survives its retry, the step limit or a dead model
 each end in the best answer available (a direct answer from the retrieved passages, or the passages themselves
 with status "failed").
+
+The turn runs as a task that puts its events on one queue, which `astream` reads: the turn's own tokens and final
+answer, and the tool steps, which start and end in worker threads (the planned calls, and the agent's tools that
+LlamaIndex runs in its executor) and reach the queue through the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from llama_index.core.agent.workflow import AgentInput, AgentStream
@@ -23,15 +27,15 @@ from llama_index.core.memory import ChatMemoryBuffer
 
 from chat.errors import ChatError, user_message
 from chat.pipeline import checks
-from chat.pipeline.agent import MalformedOutputError, build_agent, seed_steps, with_max_tokens
-from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
+from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep, failed_answer
 from chat.pipeline.followups import fallback_followups, generate_followups
-from chat.pipeline.planner import Plan, PreviousTurn, make_plan
+from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, PreviousTurn, SearchStep, make_plan
 from chat.pipeline.reply import AnswerFilter, clean_draft, looks_like_abstention, salvage
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
-from tools.function_tools import CanonTools, ToolBudget, build_tools, render_passages
+from tools.function_tools import CanonTools, ToolBudget, ToolResult, build_tools, render_passages
 from tools.passages import Passage
 from tools.query import analyse_query
 from tools.turn import TraceEntry, TurnRecorder
@@ -44,11 +48,15 @@ NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best passage; below it we abstain
 
 
+Emit = Callable[[Event | None], None]
+
+
 @dataclass
 class _Turn:
     question: str
     mode: str
     session_id: str | None
+    requested_mode: str = ""  # as asked for, before the plan chose one
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
     first_token: float | None = None
@@ -71,31 +79,26 @@ class Scholar:
     async def astream(self, question: str, *, session_id: str | None = None, mode: str = "auto"
                       ) -> AsyncIterator[Event]:
         question = (question or "").strip()[: self.settings.max_input_chars]
-        turn = _Turn(question, mode, session_id)
-        events: deque[Event] = deque()
+        turn = _Turn(question, mode, session_id, requested_mode=mode)
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        def from_thread(event: Event) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
         recorder = TurnRecorder()
-        recorder.on_start = lambda e: events.append(_step_event("start", e, recorder))
-        recorder.on_end = lambda e: events.append(_step_event("end", e, recorder))
-        answer: Answer | None = None
+        recorder.on_start = lambda e: from_thread(_step_event("start", e, recorder))
+        recorder.on_end = lambda e: from_thread(_step_event("end", e, recorder))
+        task = asyncio.create_task(self._produce(turn, recorder, queue.put_nowait))
         try:
-            async for event in self._run(turn, recorder, events):
-                if isinstance(event, FinalEvent):
-                    answer = event.answer
+            while (event := await queue.get()) is not None:
                 yield event
-        except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
-            log.exception("turn failed")
-            passages = checks.recorder_passages(recorder)
-            answer = Answer(
-                answer="Something went wrong while answering; the passages retrieved so far are listed below.",
-                citations=checks.passages_as_citations(passages),
-                status="failed", error=user_message(exc) or f"{type(exc).__name__}: {exc}",
-                trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
-                session_id=session_id, mode="notes" if mode == "notes" else "qa",
-                timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
-            )
-            while events:
-                yield events.popleft()
-            yield FinalEvent(answer=answer)
+                if isinstance(event, FinalEvent):
+                    break
+        finally:  # the reader went away (or the turn is over): stop the turn rather than finish it unread
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def aask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
         final: Answer | None = None
@@ -109,42 +112,46 @@ class Scholar:
         return asyncio.run(self.aask(question, session_id=session_id, mode=mode))
 
     # ---- the pipeline ----------------------------------------------------------------------------------------
-    async def _run(self, turn: _Turn, recorder: TurnRecorder, events: deque) -> AsyncIterator[Event]:
+    async def _produce(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
+        try:
+            await self._run(turn, recorder, emit)
+        except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
+            log.exception("turn failed")
+            emit(FinalEvent(answer=failed_answer(
+                "Something went wrong while answering; the passages retrieved so far are listed below.",
+                user_message(exc) or f"{type(exc).__name__}: {exc}", checks.recorder_passages(recorder),
+                trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                session_id=turn.session_id, mode="notes" if turn.requested_mode == "notes" else "qa",
+                timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
+            )))
+        finally:
+            emit(None)  # the end of the stream, whatever happened
+
+    async def _run(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
         memory = self._memory(turn.session_id)
         previous: PreviousTurn | None = await memory.previous_turn() if memory else None
         history = await memory.history_for_prompt() if memory else []
 
         t = time.perf_counter()
         analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
-        plan = make_plan(analysis, mode=turn.mode, previous=previous, qa_k=QA_BUDGET.k, notes_k=NOTES_BUDGET.k)
+        plan = make_plan(analysis, mode=turn.mode, previous=previous)
         turn.mode = plan.mode
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
         t = turn.mark("plan", t)
 
-        seeded: list[tuple[str, dict, str, str]] = []
-        for action in plan.actions:
-            kwargs = dict(action.kwargs)
-            if action.named is not None:
-                result = await asyncio.to_thread(canon.lookup_named, action.named, kwargs["query"])
-            else:
-                method = getattr(canon, action.tool)
-                result = await asyncio.to_thread(method, **kwargs, **(
-                    {"k": budget.k} if action.tool == "search_passages" else {}))
-            seeded.append((action.tool, kwargs, action.thought, result.text))
+        done = [(step, await asyncio.to_thread(_run_step, canon, step)) for step in plan.steps]
         t = turn.mark("retrieve", t)
-        while events:
-            yield events.popleft()
 
         if not turn.question:
-            yield FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question."))
+            emit(FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question.")))
             return
-        reason = self._nothing_relevant(plan, recorder, seeded)
+        reason = self._nothing_relevant(plan, recorder, done)
         if reason is not None:
             answer = self._abstain(turn, recorder, plan, reason)
             await self._remember(memory, turn, answer, plan)
-            yield TokenEvent(text=answer.answer)
-            yield FinalEvent(answer=answer)
+            emit(TokenEvent(text=answer.answer))
+            emit(FinalEvent(answer=answer))
             return
 
         # --- the agent ---
@@ -152,7 +159,7 @@ class Scholar:
         error: str | None = None
         llm = with_max_tokens(self.llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else self.llm
         tools = build_tools(self.library, recorder, canon=canon)
-        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(seeded), timeout=None)
+        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
         user_msg = load_prompt("turn", question=turn.question, hints=plan.hints()).strip()
         stream_filter = AnswerFilter()
         turn.last_input = []
@@ -172,9 +179,7 @@ class Scholar:
                     last_raw = ev.response
                     new = stream_filter.feed(ev.response)
                     if new:
-                        yield self._token(turn, new)
-                while events:
-                    yield events.popleft()
+                        emit(self._token(turn, new))
             result = await handler
             draft = str(result.response.content or "")
             if turn.last_input:
@@ -183,43 +188,38 @@ class Scholar:
             log.info("falling back after malformed output")
             draft = salvage(exc.raw)
             error = "the model's replies did not follow the expected format"
-        except Exception as exc:  # step limit (WorkflowRuntimeError), model errors, timeouts
+        except StepLimitError as exc:
+            error = str(exc)
+            log.info("agent stopped: %s", error)
+        except Exception as exc:  # model errors, timeouts
             error = user_message(exc) or f"{type(exc).__name__}: {exc}"
             log.info("agent stopped: %s", error)
-            if "max iterations" in str(exc).lower():
-                error = f"the step limit ({self.settings.agent_max_steps}) was reached"
-        while events:
-            yield events.popleft()
         t = turn.mark("agent", t)
 
-        failed = False
         if draft is not None:
             draft = clean_draft(draft)
         if not draft:
             draft = None
             try:
-                async for piece in self._direct_answer(llm, turn, recorder, plan):
-                    yield piece
+                await self._direct_answer(llm, turn, recorder, plan, emit)
                 draft = clean_draft(turn.streamed) or None
             except Exception as exc:
                 error = (error + "; " if error else "") + (user_message(exc) or f"{type(exc).__name__}: {exc}")
                 log.info("direct answer failed too: %s", exc)
             t = turn.mark("fallback", t)
-        if draft is None:
-            failed = True
 
         # --- checks ---
-        answer = await self._finish(turn, recorder, plan, draft, failed, error)
+        answer = await self._finish(turn, recorder, plan, draft, error)
         t = turn.mark("finish", t)
         if not turn.streamed and answer.answer:
-            yield self._token(turn, answer.answer)
+            emit(self._token(turn, answer.answer))
         await self._remember(memory, turn, answer, plan)
         answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
         if turn.first_token is not None:
             answer.timings["first_token"] = round(turn.first_token, 3)
-        yield FinalEvent(answer=answer)
+        emit(FinalEvent(answer=answer))
 
-    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan) -> AsyncIterator[Event]:
+    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit) -> None:
         """Answer from the passages already retrieved, without the ReAct format (the fallback path)."""
         passages = checks.recorder_passages(recorder)[: NOTES_BUDGET.k if plan.mode == "notes" else QA_BUDGET.k]
         if not passages:
@@ -233,18 +233,17 @@ class Scholar:
         stream = await llm.astream_chat(messages)
         async for chunk in stream:
             if chunk.delta:
-                yield self._token(turn, chunk.delta)
+                emit(self._token(turn, chunk.delta))
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=turn.streamed)]
 
-    async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None, failed: bool,
+    async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
                       error: str | None) -> Answer:
         passages = checks.recorder_passages(recorder)
         base = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
                     session_id=turn.session_id, mode=plan.mode)
-        if failed or draft is None:
-            return Answer(answer="I could not compose an answer this time; the most relevant passages I found are "
-                                 "listed below.", citations=checks.passages_as_citations(passages), status="failed",
-                          error=error or "the language model gave no answer", **base)
+        if draft is None:
+            return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
+                                 "listed below.", error or "the language model gave no answer", passages, **base)
         if looks_like_abstention(draft):
             return Answer(answer=ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
 
@@ -297,16 +296,18 @@ class Scholar:
             return verifier.verify(text, recorder, mode="local")
         return verify
 
-    def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, seeded) -> str | None:
+    def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder,
+                          done: list[tuple[PlannedStep, ToolResult]]) -> str | None:
         """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown,
         or a search whose best passage shares too few of the question's content words."""
-        if not plan.actions or plan.follow_up in ("next", "before"):
+        if not plan.steps or plan.follow_up in ("next", "before"):
             return None
         passages = checks.recorder_passages(recorder)
         if plan.sutta_ids or plan.aliases:
-            errors = [obs for tool, _, _, obs in seeded if tool == "lookup_sutta" and obs.startswith("Error:")]
-            if errors and len(errors) == len([a for a in plan.actions if a.tool == "lookup_sutta"]) and not passages:
-                return errors[0][len("Error:"):].strip()
+            lookups = [result for step, result in done if isinstance(step, LookupStep)]
+            errors = [result.error for result in lookups if result.error is not None]
+            if errors and len(errors) == len(lookups) and not passages:
+                return errors[0]
             return None
         if not passages:
             return "No passage matched the question."
@@ -358,6 +359,15 @@ def relevance(question: str, passage: Passage, weights=None) -> float:
     have = set(tokenize(f"{passage.title} {passage.text}"))
     total = sum(w.values()) or 1.0
     return sum(w[t] for t in q if t in have) / total
+
+
+def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:
+    if isinstance(step, LookupStep):
+        return canon.lookup_named(step.sutta, step.query)
+    if isinstance(step, SearchStep):
+        return canon.search_passages(step.query, step.collection or "", k=canon.budget.k)
+    assert isinstance(step, ExpandStep)
+    return canon.expand_context(step.ref, before=step.before, after=step.after)
 
 
 def _trace(recorder: TurnRecorder) -> list[TraceStep]:
