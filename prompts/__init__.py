@@ -34,10 +34,6 @@ def placeholders(name: str) -> set[str]:
     return set(_PLACEHOLDER.findall(raw_prompt(name)))
 
 
-def available_prompts() -> list[str]:
-    return sorted(p.stem for p in _DIR.glob("*.md"))
-
-
 def load_prompt(name: str, **values: object) -> str:
     template = raw_prompt(name)
     wanted = placeholders(name)

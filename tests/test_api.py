@@ -9,11 +9,13 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from chat.pipeline.answer import Answer, Citation, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.answer import Answer, Citation, TokenEvent, TraceStep
 from chat.api.routes import create_app, mount_api
 from chat.errors import LLMUnavailableError
 from chat.runtime import Runtime
-from conftest import FakeEmbedding, write_mini_corpus
+from conftest import FakeEmbedding
+from corpus import write_mini_corpus
+from scholar_helpers import FakeScholar
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
@@ -55,39 +57,23 @@ def _forget_libraries():
     Library.forget()
 
 
-class FakeScholar:
-    """Streams two tokens, one tool step and a final answer; records what it was asked."""
+SAW = "Even if bandits sever you limb from limb [MN 21:20.1]."
 
-    def __init__(self, status="answered"):
-        self.calls: list[dict] = []
-        self.status = status
 
-    def _answer(self, question, session_id, mode) -> Answer:
-        return Answer(
-            answer="Even if bandits sever you limb from limb [MN 21:20.1].",
-            citations=[Citation(ref="MN 21:20.1", sutta_id="MN 21", title="The Simile of the Saw", excerpt="bandits")],
-            follow_ups=["What is the simile of the saw about?"], status=self.status, confidence=0.8,
-            timings={"total": 0.1}, trace=[TraceStep(tool="search_passages", input={"query": question})],
-            search_types_used=["bm25", "dense"], session_id=session_id, mode="notes" if mode == "notes" else "qa",
-        )
-
-    async def astream(self, question, *, session_id=None, mode="auto"):
-        self.calls.append({"question": question, "session_id": session_id, "mode": mode})
-        step = TraceStep(tool="search_passages", input={"query": question}, output_summary="3 passages")
-        yield StepEvent(phase="start", step_id="s1", step=step)
-        yield StepEvent(phase="end", step_id="s1", step=step)
-        yield TokenEvent(text="Even if ")
-        yield TokenEvent(text="bandits…")
-        yield FinalEvent(answer=self._answer(question, session_id, mode))
-
-    async def aask(self, question, *, session_id=None, mode="auto"):
-        self.calls.append({"question": question, "session_id": session_id, "mode": mode})
-        return self._answer(question, session_id, mode)
+def saw_answer(**fields) -> Answer:
+    base = dict(
+        answer=SAW,
+        citations=[Citation(ref="MN 21:20.1", sutta_id="MN 21", title="The Simile of the Saw", excerpt="bandits")],
+        follow_ups=["What is the simile of the saw about?"], confidence=0.8, timings={"total": 0.1},
+        trace=[TraceStep(tool="search_passages", input={"query": "simile of the saw"}, output_summary="3 passages")],
+        search_types_used=["bm25", "dense"],
+    )
+    return Answer(**{**base, **fields})
 
 
 @pytest.fixture()
 def scholar() -> FakeScholar:
-    return FakeScholar()
+    return FakeScholar(saw_answer())
 
 
 @pytest.fixture()
@@ -133,8 +119,8 @@ def test_query_streams_tokens_steps_then_final(client):
         assert r.headers["content-type"].startswith("text/event-stream")
         events = _sse(r.read().decode())
     kinds = [k for k, _ in events]
-    assert kinds == ["step", "step", "token", "token", "final"]
-    assert "".join(d["text"] for k, d in events if k == "token") == "Even if bandits…"
+    assert kinds[:2] == ["step", "step"] and set(kinds[2:-1]) == {"token"} and kinds[-1] == "final"
+    assert "".join(d["text"] for k, d in events if k == "token") == SAW
     assert events[0][1]["phase"] == "start" and events[0][1]["step"]["tool"] == "search_passages"
     assert events[-1][1]["status"] == "answered" and events[-1][1]["citations"][0]["sutta_id"] == "MN 21"
 
@@ -451,7 +437,7 @@ def test_mount_api_wins_over_a_catch_all_ui_route(settings, library, scholar):
     async def ui(full_path: str):
         return {"ui": full_path}
 
-    mount_api(host, Runtime(settings, library=library, scholar=FakeScholar()))
+    mount_api(host, Runtime(settings, library=library, scholar=FakeScholar(saw_answer())))
     mount_api(host, Runtime(settings, library=library, scholar=scholar))  # a reload mounts again: replaced, not stacked
     assert sum(getattr(r, "name", None) == "scholar-api" for r in host.router.routes) == 1
     client = TestClient(host)
@@ -475,7 +461,7 @@ class BrokenScholar(FakeScholar):
 
 
 def test_a_scholar_failing_mid_stream_still_ends_with_one_failed_final(settings, library):
-    client = TestClient(create_app(Runtime(settings, library=library, scholar=BrokenScholar())))
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=BrokenScholar(saw_answer()))))
     events = _sse(client.post("/api/query", json={"query": "bandits saw"}, headers={"Accept": "text/event-stream"}).text)
     assert [k for k, _ in events] == ["token", "final"]
     assert events[-1][1]["status"] == "failed" and "mid-answer" in events[-1][1]["error"]
@@ -518,10 +504,10 @@ def test_a_silent_stream_gets_keepalive_comments(settings, library, monkeypatch)
     from chat.api import sse
 
     monkeypatch.setattr(sse, "PING_S", 0.05)
-    client = TestClient(create_app(Runtime(settings, library=library, scholar=SlowScholar())))
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=SlowScholar(saw_answer()))))
     text = client.post("/api/query", json={"query": "saw"}, headers={"Accept": "text/event-stream"}).text
     assert text.startswith(": ping")
-    assert [k for k, _ in _sse(text)] == ["step", "step", "token", "token", "final"]
+    assert [k for k, _ in _sse(text)][-1] == "final"
 
 
 def test_health_probe_says_what_a_query_would_get_without_building_it(settings, library, tmp_path):

@@ -1,6 +1,6 @@
 import json
 
-from conftest import translation_file
+from corpus import translation_file
 
 from indexing.pipeline import Indexes, ingest
 

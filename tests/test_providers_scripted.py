@@ -135,7 +135,7 @@ async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
     base = tmp_path_factory.getbasetemp() / "agent-index"
     library = open_library(base)
     settings = library.settings.model_copy(update={"memory_db": base / "memory-rule-based.sqlite"})
-    llm = ScriptedLLM.rule_based()
+    llm = ScriptedLLM(rule_based_reply)
     answer = await Scholar(settings, library, llm).aask("Why does the teaching say that the eye is burning?")
     assert answer.status == "answered", (answer.error, answer.answer)
     assert answer.answer.startswith("According to [")

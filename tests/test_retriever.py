@@ -1,7 +1,8 @@
 import pytest
 
 from conftest import FakeEmbedding
-from helpers_tools import STOCK, open_library, tools_index
+from corpus import STOCK
+from helpers_tools import open_library, tools_index
 from tools.errors import ToolError
 from tools.library import Library
 from tools.passages import Passage

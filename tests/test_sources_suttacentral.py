@@ -4,7 +4,7 @@ import json
 from dataclasses import fields
 
 import pytest
-from conftest import translation_file
+from corpus import translation_file
 
 from indexing.chunking import chunk_document
 from indexing.vocabulary import segment_key, uid_to_sutta_id

@@ -12,10 +12,11 @@ from unittest.mock import AsyncMock, Mock
 
 import pytest
 
-from chat.pipeline.answer import Answer, Citation, ClaimVerdict, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.answer import Answer, Citation, TraceStep
 from chat.errors import LLMUnavailableError
 from indexing.settings import ScholarSettings
 from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
+from scholar_helpers import FakeScholar, scholar_for
 
 
 @pytest.fixture(scope="module")
@@ -94,35 +95,23 @@ def _sn35_chunk(library) -> str:
     return library.docstore.chunks_of("sn35.28")[0].chunk_id
 
 
-class ScriptedScholar:
-    """Yields a tool step, the answer in small tokens, and a final answer citing SN 35.28 from the tiny index."""
+def burning_answer(library, answer_text: str = "All is burning [SN 35.28:1.3].", **fields) -> Answer:
+    """An answer citing SN 35.28 from the tiny index, after one search step, with four follow-ups."""
+    step = TraceStep(tool="search_passages", input={"query": "What is burning?"},
+                     output_summary="1. SN 35.28:1.3 bm25=7.10 dense=0.61 fused=0.033", duration_ms=12.0)
+    base = dict(
+        answer=answer_text,
+        citations=[Citation(ref="SN 35.28:1.3", sutta_id="SN 35.28", title="Burning",
+                            chunk_id=_sn35_chunk(library), segment_start="sn35.28:1.3", segment_end="sn35.28:1.3")],
+        follow_ups=["What is the all?", "What are the three fires?", "How does one become disillusioned?",
+                    "A fourth that must not be shown?"],
+        trace=[step],
+    )
+    return Answer(**{**base, **fields})
 
-    def __init__(self, library, answer_text: str = "All is burning [SN 35.28:1.3].", **answer_fields):
-        self.library = library
-        self.answer_text = answer_text
-        self.answer_fields = answer_fields
-        self.calls: list[tuple[str, str | None]] = []
 
-    async def astream(self, question, *, session_id=None, mode="auto"):
-        self.calls.append((question, session_id))
-        step = TraceStep(tool="search_passages", input={"query": question})
-        yield StepEvent(phase="start", step_id="0-search_passages", step=step)
-        done = step.model_copy(update={"output_summary": "1. SN 35.28:1.3 bm25=7.10 dense=0.61 fused=0.033",
-                                       "duration_ms": 12.0})
-        yield StepEvent(phase="end", step_id="0-search_passages", step=done)
-        for i in range(0, len(self.answer_text), 5):
-            yield TokenEvent(text=self.answer_text[i:i + 5])
-        fields = dict(
-            answer=self.answer_text,
-            citations=[Citation(ref="SN 35.28:1.3", sutta_id="SN 35.28", title="Burning",
-                                chunk_id=_sn35_chunk(self.library), segment_start="sn35.28:1.3",
-                                segment_end="sn35.28:1.3")],
-            follow_ups=["What is the all?", "What are the three fires?", "How does one become disillusioned?",
-                        "A fourth that must not be shown?"],
-            trace=[done], session_id=session_id,
-        )
-        fields.update(self.answer_fields)
-        yield FinalEvent(answer=Answer(**fields))
+def burning_scholar(library, answer_text: str = "All is burning [SN 35.28:1.3].", **fields) -> FakeScholar:
+    return FakeScholar(burning_answer(library, answer_text, **fields), library=library)
 
 
 class FakeRuntime:
@@ -146,12 +135,13 @@ async def _ask(app, text: str) -> None:
 
 async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_follow_ups(app, chat_settings, library,
                                                                                           monkeypatch):
-    scholar = ScriptedScholar(library)
+    scholar = burning_scholar(library)
     monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session(thread_id="thread-A") as rec:
         await _ask(app, "What does the Fire Sermon say is burning?")
 
-    assert scholar.calls == [("What does the Fire Sermon say is burning?", "thread-A")]  # memory key = thread
+    assert [(c["question"], c["session_id"]) for c in scholar.calls] == [  # memory key = thread
+        ("What does the Fire Sermon say is burning?", "thread-A")]
     # streamed: a stream start, then tokens, escaped, adding up to the answer
     start = rec.of("stream_start")
     assert len(start) == 1
@@ -165,7 +155,7 @@ async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_f
     tool_end = [d for d in rec.of("update_message") if d["type"] == "tool"]
     assert len(run_steps) == 1 and len(tool_new) == 1
     assert tool_new[0]["name"] == "search_passages" and tool_new[0]["parentId"] == run_steps[0]["id"]
-    assert '"query": "What does the Fire Sermon say is burning?"' in tool_new[0]["input"]
+    assert '"query": "What is burning?"' in tool_new[0]["input"]
     assert "fused=0\\.033" in tool_end[-1]["output"] and "12 ms" in tool_end[-1]["output"]
     assert tool_end[-1]["end"] and tool_new[0]["start"]
 
@@ -195,12 +185,12 @@ async def test_follow_up_button_asks_the_question_in_the_same_chat(app, chat_set
     import chainlit as cl
     from chainlit.config import config
 
-    scholar = ScriptedScholar(library)
+    scholar = burning_scholar(library)
     monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session(thread_id="thread-B") as rec:
         action = cl.Action(name="follow_up", payload={"question": "What are the three fires?"}, label="x")
         await config.code.action_callbacks["follow_up"](action)
-    assert scholar.calls == [("What are the three fires?", "thread-B")]
+    assert [(c["question"], c["session_id"]) for c in scholar.calls] == [("What are the three fires?", "thread-B")]
     asked = rec.messages("user_message")
     assert [m["output"] for m in asked] == ["What are the three fires?"]
     names = [event for event, _ in rec.events]
@@ -216,7 +206,7 @@ async def test_download_trace_sends_the_turn_trace_as_a_json_file(app, chat_sett
     import chainlit as cl
     from chainlit.config import config
 
-    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, ScriptedScholar(library)))
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, burning_scholar(library)))
     async with chainlit_session() as rec:
         await _ask(app, "What is burning?")
         trace_action = next(a for a in rec.of("action") if a["name"] == "download_trace")
@@ -237,7 +227,7 @@ async def test_download_trace_sends_the_turn_trace_as_a_json_file(app, chat_sett
 @pytest.mark.parametrize("text, expected", [("   ", "Please type a question"), ("why? " * 100, "the limit is 300")])
 async def test_empty_or_overlong_input_is_refused_kindly(app, chat_settings, library, monkeypatch, text,
                                                         expected):
-    scholar = ScriptedScholar(library)
+    scholar = burning_scholar(library)
     monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
         await _ask(app, text)
@@ -256,13 +246,13 @@ async def test_missing_llm_says_what_to_do_and_the_chat_keeps_working(app, chat_
         assert "not ready to answer" in said and "ollama serve" in said and "scholar models install" in said
         assert not any(d.get("isError") for d in rec.messages())  # a kind message, not a crash
 
-        runtime.error, runtime._scholar = None, ScriptedScholar(library)  # the user starts Ollama
+        runtime.error, runtime._scholar = None, burning_scholar(library)  # the user starts Ollama
         await _ask(app, "What is burning?")
         assert "**Sources:** SN 35.28:1.3" in rec.messages()[-1]["output"]
 
 
 async def test_failed_answer_shows_the_error_and_the_passages(app, chat_settings, library, monkeypatch):
-    scholar = ScriptedScholar(library, answer_text="", status="failed",
+    scholar = burning_scholar(library, answer_text="", status="failed",
                               error="The model stopped responding: is `ollama serve` running?")
     monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
@@ -272,22 +262,23 @@ async def test_failed_answer_shows_the_error_and_the_passages(app, chat_settings
     assert [e["name"] for e in rec.of("element")] == ["SN 35.28:1.3"]
 
 
-async def test_unsupported_sentence_is_marked_with_its_reason(app, chat_settings, library, monkeypatch):
-    text = "All is burning [SN 35.28:1.3]. It burns with jealousy [SN 35.28:1.3]."
-    scholar = ScriptedScholar(library, answer_text=text, unsupported_claims=[
-        ClaimVerdict(sentence="It burns with jealousy [SN 35.28:1.3].", verdict="unsupported",
-                     reason="the passage names greed, hate and delusion")])
+async def test_unsupported_sentence_is_marked_with_its_reason(app, chat_settings, tmp_path_factory, monkeypatch):
+    from indexing.vocabulary import UNSUPPORTED_MARK
+
+    reply = ("Thought: I can answer.\nAnswer: Mendicants, all is burning [SN 35.28:1.3]. The Buddha then flew to "
+             "the city of gold [SN 35.28:2.1].")
+    scholar, _ = scholar_for(tmp_path_factory.getbasetemp() / "agent-index", [reply, "What is the all?\nWhy?"])
     monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:
-        await _ask(app, "What burns?")
+        await _ask(app, "What does the Fire Sermon say is burning?")
     out = rec.messages()[-1]["output"]
-    assert "jealousy \\[SN 35.28:1.3\\]. ⚠️" in out
-    assert "greed, hate and delusion" in out
+    assert f"city of gold \\[SN 35.28:2.1\\] {UNSUPPORTED_MARK}." in out
+    assert "“The Buddha then flew to the city of gold.” — not in the cited text" in out
 
 
 async def test_model_and_corpus_html_reach_the_browser_escaped(app, chat_settings, library, monkeypatch):
     hostile = 'Look <script>alert(1)</script><img src=x onerror="alert(2)"> ![t](http://evil/t.png)'
-    scholar = ScriptedScholar(library, answer_text=hostile + " [SN 35.28:1.3].", citations=[
+    scholar = burning_scholar(library, answer_text=hostile + " [SN 35.28:1.3].", citations=[
         Citation(ref="SN 35.28:1.3", sutta_id=None, title="<img src=y onerror=alert(3)>", excerpt=hostile)])
     monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
     async with chainlit_session() as rec:

@@ -78,7 +78,7 @@ def test_stored_elements_are_served_to_their_owner_only(tmp_path):
     app = FastAPI()
 
     @app.get("/{full_path:path}")
-    def catch_all(full_path: str):  # stands in for Chainlit's UI route, which must not shadow ours
+    def catch_all(full_path: str):  # a stand-in; tests/test_ui_startup.py uses Chainlit's own app
         return {"ui": full_path}
 
     mount_file_route(app, storage)

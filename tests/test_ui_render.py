@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
+import pytest
+
+from chat.pipeline.answer import Answer, Citation, TraceStep
 from chat.ui.render import (
     check_input,
     escape_answer,
@@ -16,7 +18,8 @@ from chat.ui.render import (
     step_output,
     trace_json,
 )
-from indexing.vocabulary import WARNING_ICON
+from indexing.vocabulary import UNSUPPORTED_MARK, WARNING_ICON
+from scholar_helpers import scholar_for  # noqa: I001 - pytest puts tests/ on sys.path
 
 HOSTILE = 'Burning <script>alert(1)</script> <img src=x onerror="alert(2)"> ![x](http://evil/x.png) [go](javascript:alert(3))'
 
@@ -51,34 +54,42 @@ def test_check_input_refuses_empty_and_overlong():
     assert check_input("x" * 2000, 2000) is None
 
 
-def _answer(**kw) -> Answer:
-    base = dict(
-        answer="All is burning [SN 35.28:1.3]. The eye burns with the fire of jealousy [SN 35.28:2.1].",
-        citations=[Citation(ref="SN 35.28:1.3", sutta_id="SN 35.28"), Citation(ref="SN 35.28:2.1", sutta_id="SN 35.28")],
-        unsupported_claims=[ClaimVerdict(sentence="The eye burns with the fire of jealousy [SN 35.28:2.1].",
-                                         verdict="unsupported", reason="the passage names greed, hate and delusion",
-                                         evidence_ref="SN 35.28:2.1")],
-        follow_ups=["What is the all?"],
-    )
-    base.update(kw)
-    return Answer(**base)
+UNSUPPORTED = "The Buddha then flew over the ocean to the city of gold"
 
 
-def test_render_marks_unsupported_sentence_with_reason_and_lists_sources():
-    md = render_answer(_answer())
-    first, flagged = md.split("\n\n")[0].split(". ", 1)
-    assert WARNING_ICON not in first
-    assert flagged.rstrip().endswith(WARNING_ICON)
-    assert "greed, hate and delusion" in md and "checked against SN 35.28:2.1" in md
+@pytest.fixture(scope="module")
+def checked_answer(tmp_path_factory) -> Answer:
+    """What the Scholar really returns for a draft with one sentence the cited passage does not hold."""
+    reply = (f"Thought: I can answer.\nAnswer: Mendicants, all is burning [SN 35.28:1.3]. {UNSUPPORTED} "
+             "[SN 35.28:2.1].")
+    scholar, _ = scholar_for(tmp_path_factory.getbasetemp() / "agent-index", [reply, "What is the all?\nWhy?"])
+    return scholar.ask("What does the Fire Sermon say is burning?")
+
+
+def test_render_keeps_the_pipelines_mark_and_lists_the_flagged_sentence_with_its_reason(checked_answer):
+    [flagged] = checked_answer.unsupported_claims
+    assert flagged.sentence == f"{UNSUPPORTED}."  # the verifier's sentence: its citations taken out
+    md = render_answer(checked_answer)
+    body, notes = md.split("\n\n")[:2]
+    # marked once, inline, by the pipeline's checks; the renderer adds no second mark to the sentence
+    assert body.count(UNSUPPORTED_MARK) == 1 and f"{UNSUPPORTED} \\[SN 35.28:2.1\\] {UNSUPPORTED_MARK}." in body
+    assert WARNING_ICON not in body
+    assert notes.startswith(f"> {WARNING_ICON} **Not supported by the cited passages**")
+    assert f"“{UNSUPPORTED}.” — not in the cited text" in notes
     # citations stay as plain text names (Chainlit links element names), escaped brackets around them
     assert "\\[SN 35.28:1.3\\]" in md
-    assert md.count(WARNING_ICON) == 2  # the inline mark and the note heading
     assert "**Sources:** SN 35.28:1.3 · SN 35.28:2.1" in md
 
 
+def test_a_replaced_sentence_says_so(checked_answer):
+    claim = checked_answer.unsupported_claims[0].model_copy(update={"revised_to": "In SN 35.28 the text reads: …"})
+    md = render_answer(checked_answer.model_copy(update={"unsupported_claims": [claim]}))
+    assert "replaced in the answer by the passage's own words" in md
+
+
 def test_render_failed_and_abstained_say_so():
-    failed = render_answer(_answer(status="failed", answer="", unsupported_claims=[],
-                                   error="Ollama is not running: start it with `ollama serve`."))
+    failed = render_answer(Answer(answer="", status="failed", error="Ollama is not running: start it with `ollama serve`.",
+                                  citations=[Citation(ref="SN 35.28:1.3", sutta_id="SN 35.28")]))
     assert "could not answer" in failed and "ollama serve" in failed and "Passages found" in failed
     abstained = render_answer(Answer(answer="The texts indexed here do not say.", status="abstained"))
     assert "will not guess" in abstained
@@ -100,8 +111,8 @@ def test_step_output_is_escaped_with_duration_and_error():
 
 
 def test_trace_json_round_trips():
-    data = json.loads(trace_json(_answer(trace=[TraceStep(tool="lookup_sutta", input={"sutta_id": "SN 35.28"})]),
-                                 "What burns?"))
+    answer = Answer(answer="All is burning.", trace=[TraceStep(tool="lookup_sutta", input={"sutta_id": "SN 35.28"})])
+    data = json.loads(trace_json(answer, "What burns?"))
     assert data["question"] == "What burns?" and data["trace"][0]["tool"] == "lookup_sutta"
 
 

@@ -50,7 +50,7 @@ def stores(tmp_path: Path):
     for uid, (title, segs) in SUTTAS.items():
         doc = _doc(uid, title, segs)
         chunks = chunk_document(doc, target_chars=120, max_chars=200)
-        store.replace_source(doc.source_path, [doc], chunks)
+        store.replace_sources([(doc.source_path, [doc], chunks, None)])
         items += [(c.chunk_id, c.embedding_text()) for c in chunks]
     bm25 = BM25Store(tmp_path / "bm25")
     bm25.build(items)

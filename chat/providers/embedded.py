@@ -59,15 +59,6 @@ class GenerationStats:
     prompt_seconds: float = 0.0  # until the first token: prompt evaluation of the non-reused part
     decode_seconds: float = 0.0
 
-    @property
-    def prompt_tps(self) -> float:
-        evaluated = self.prompt_tokens - self.reused_tokens
-        return evaluated / self.prompt_seconds if self.prompt_seconds > 0 else 0.0
-
-    @property
-    def decode_tps(self) -> float:
-        return self.completion_tokens / self.decode_seconds if self.decode_seconds > 0 else 0.0
-
 
 class _Runtime:
     """One llama.cpp instance per (model, n_ctx) per process; llama.cpp is not re-entrant, hence the lock.
@@ -152,9 +143,6 @@ class EmbeddedLLM(CustomLLM):
     def warm_up(self) -> None:
         """Load the weights now rather than on the first question."""
         self._runtime()
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._runtime().llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     # --- generation ---------------------------------------------------------------------------------------
     def _stream_text(self, prompt: str, **kwargs: Any) -> Iterator[str]:

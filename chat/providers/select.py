@@ -10,6 +10,7 @@ from llama_index.core.llms import LLM
 from chat.errors import LLMUnavailableError
 from chat.providers.embedded import EmbeddedLLM, build_embedded_llm, embedded_installed
 from chat.providers.ollama import OllamaLLM, build_ollama_llm, probe_ollama
+from chat.providers.rule_based import rule_based_reply
 from chat.providers.scripted import ScriptedLLM
 from indexing.settings import ScholarSettings
 
@@ -19,7 +20,8 @@ log = logging.getLogger(__name__)
 def build_llm(settings: ScholarSettings) -> LLM:
     provider = settings.llm_provider
     if provider == "scripted":
-        return ScriptedLLM.rule_based(context_window=settings.llm_context_window, max_tokens=settings.llm_max_tokens)
+        return ScriptedLLM(rule_based_reply, model_name="rule-based", context_window=settings.llm_context_window,
+                           max_tokens=settings.llm_max_tokens)
     if provider == "embedded":
         return build_embedded_llm(settings)
     model = settings.ollama_model

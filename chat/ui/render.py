@@ -46,8 +46,10 @@ def check_input(text: str, max_chars: int) -> str | None:
 
 
 def render_answer(answer: Answer) -> str:
-    """The final message: escaped answer, unsupported sentences marked, and a note for abstentions/failures."""
-    body = mark_unsupported(escape_answer(answer.answer.strip()), answer.unsupported_claims)
+    """The final message: the escaped answer (the pipeline has already marked or replaced its unsupported
+    sentences in the text), the flagged sentences listed with their reasons, and a note for abstentions and
+    failures."""
+    body = escape_answer(answer.answer.strip())
     parts = []
     if answer.status == "failed":
         parts.append(f"**The language model could not answer.** {escape_answer(answer.error or '')}".strip())
@@ -68,22 +70,6 @@ def render_answer(answer: Answer) -> str:
     elif answer.citations:
         parts.append("**Passages found:** " + " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations)))
     return "\n\n".join(parts)
-
-
-def mark_unsupported(escaped_body: str, verdicts: Iterable[ClaimVerdict]) -> str:
-    """Put a warning mark after each flagged sentence that can be found in the (already escaped) answer."""
-    for v in verdicts:
-        if v.verdict == "supported" or not v.sentence.strip():
-            continue
-        target = escape_answer(v.sentence.strip())
-        at = escaped_body.find(target)
-        if at < 0:
-            continue
-        end = at + len(target)
-        if escaped_body[end:end + len(WARNING_ICON) + 1].strip().startswith(WARNING_ICON):
-            continue
-        escaped_body = f"{escaped_body[:end]} {WARNING_ICON}{escaped_body[end:]}"
-    return escaped_body
 
 
 def _reason(v: ClaimVerdict) -> str:

@@ -96,10 +96,6 @@ class DocStore:
         self._conn.close()
 
     # ---- writes ------------------------------------------------------------------------------
-    def replace_source(self, source_path: str, docs: Iterable[SourceDocument], chunks: Iterable[Chunk]) -> None:
-        """Swap everything that came from one source file, atomically: a killed run leaves the old or the new."""
-        self.replace_sources([(source_path, docs, chunks, None)])
-
     def replace_sources(
         self, items: Iterable[tuple[str, Iterable[SourceDocument], Iterable[Chunk], ManifestEntry | None]]
     ) -> None:

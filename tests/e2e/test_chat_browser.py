@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from helpers_tools import NICKNAMES, write_tools_corpus  # noqa: I001 - pytest puts tests/ on sys.path
+from corpus import NICKNAMES, write_tools_corpus  # noqa: I001 - pytest puts tests/ on sys.path
 from local_server import free_port, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
