@@ -8,7 +8,7 @@ bug in the caller: both raise rather than send a half-formatted prompt to the mo
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parent
@@ -22,7 +22,7 @@ class PromptError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def raw_prompt(name: str) -> str:
     path = _DIR / f"{name}.md"
     if not path.is_file():

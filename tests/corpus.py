@@ -59,7 +59,8 @@ def _sn56_11() -> tuple[dict[str, str], dict[str, str]]:
         "sn56.11:0.3": "Rolling Forth the Wheel of Dhamma ",
         "sn56.11:1.1": "At one time the Buddha was staying near Benares, in the deer park at Isipatana. ",
         "sn56.11:5.1": "Now this is the noble truth of suffering: rebirth is suffering, old age is suffering. ",
-        "sn56.11:6.1": "This is the noble truth of the origin of suffering: it is the craving that leads to future lives. ",
+        "sn56.11:6.1": "This is the noble truth of the origin of suffering: it is the craving that leads to "
+        "future lives. ",
     }
     pli = {k: f"dhammacakkappavattana {k} " for k in en}
     return en, pli
@@ -166,7 +167,8 @@ def _extra_files() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
           "sn12.93-103:1.1": "Someone who has not seen old age and death should practice to understand it. ",
           "sn12.104-114:0.1": "Linked Discourses 12.104–114 ", "sn12.104-114:0.2": "10. Abbreviated ",
           "sn12.104-114:0.3": "A Teacher on Rebirth ",
-          "sn12.104-114:1.1": "Someone who does not know rebirth as it is should seek a teacher for the gnostic vision. "}
+          "sn12.104-114:1.1": "Someone who does not know rebirth as it is should seek a teacher for the gnostic "
+                              "vision. "}
     files["sutta/sn/sn12/sn12.93-213"] = (en, {k: f"jarāmaraṇa {k} " for k in en})
     en = {"sn35.28:0.1": "Linked Discourses 35.28 ", "sn35.28:0.2": "3. All ", "sn35.28:0.3": "Burning ",
           "sn35.28:1.1": "At one time the Buddha was staying near Gayā, at Gayā Head. ",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from conftest import FakeEmbedding  # noqa: I001 - pytest puts tests/ on sys.path
-from corpus import NICKNAMES, write_tools_corpus
-
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
+
+from conftest import FakeEmbedding
+from corpus import NICKNAMES, write_tools_corpus
 
 _BUILT: dict[str, tuple[ScholarSettings, FakeEmbedding]] = {}
 _LOCK = threading.Lock()

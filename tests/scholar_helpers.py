@@ -11,7 +11,8 @@ from pathlib import Path
 
 from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.providers.scripted import ScriptedLLM
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
+
+from helpers_tools import open_library
 
 
 def scholar_for(base: Path, replies: list[str], **overrides):

@@ -3,7 +3,8 @@
 import pytest
 
 from chat.pipeline.reply import AnswerFilter
-from scholar_helpers import scholar_for  # noqa: I001
+
+from scholar_helpers import scholar_for
 
 ANSWER = ("Thought: I can answer from the passages.\nAnswer: The Buddha says \"all is burning\": the eye is burning, "
           "sights are burning [SN 35.28:1.3–2.1]. They burn with the fires of greed, hate and delusion "
@@ -44,7 +45,8 @@ async def test_one_step_answer_from_the_planned_lookup(base):
 
 
 async def test_model_selects_a_tool_and_gets_its_observation(base):
-    call = 'Thought: I need the text after this.\nAction: expand_context\nAction Input: {"ref": "SN 35.28:1.4", "after": 1}'
+    call = ('Thought: I need the text after this.\nAction: expand_context\n'
+            'Action Input: {"ref": "SN 35.28:1.4", "after": 1}')
     scholar, llm = scholar_for(base, [call, ANSWER, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert [t.tool for t in answer.trace] == ["lookup_sutta", "expand_context"]
@@ -187,7 +189,8 @@ def test_output_budget_is_raised_for_notes_and_lowered_for_follow_ups():
 
 
 async def test_a_retrieved_sutta_named_in_prose_gets_cited(base):
-    reply = "Thought: I can answer.\nAnswer: This is taught in SN 35.28, the discourse called Burning, given at Gayā Head."
+    reply = ("Thought: I can answer.\nAnswer: This is taught in SN 35.28, the discourse called Burning, given at "
+             "Gayā Head.")
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
@@ -226,9 +229,10 @@ async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
 
 
 def test_lookup_with_a_query_finds_the_passage_that_has_the_question_in_order(base):
-    from helpers_tools import open_library
     from tools.function_tools import CanonTools
     from tools.turn import TurnRecorder
+
+    from helpers_tools import open_library
 
     canon = CanonTools(open_library(base), TurnRecorder())
     shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering").text

@@ -2,8 +2,9 @@ import time
 
 import pytest
 
-from helpers_tools import open_library
 from tools.aliases import AliasIndex, core_key
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +74,9 @@ def test_misspelt_names_are_fuzzy_matched_but_nonsense_returns_nothing(lib):
 
 def test_resolution_is_fast(lib):
     index: AliasIndex = lib.aliases
-    questions = ["what does the fire sermon say is burning?", "Which discourse compares the mind to a monkey in a forest "
-                 "grabbing one branch after another, letting go of one and grabbing another?"] * 25
+    questions = ["what does the fire sermon say is burning?",
+                 "Which discourse compares the mind to a monkey in a forest grabbing one branch after another, "
+                 "letting go of one and grabbing another?"] * 25
     started = time.perf_counter()
     for q in questions:
         index.resolve(q)

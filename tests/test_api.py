@@ -9,16 +9,17 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from chat.pipeline.answer import Answer, Citation, TokenEvent, TraceStep
 from chat.api.routes import create_app, mount_api
 from chat.errors import LLMUnavailableError
+from chat.pipeline.answer import Answer, Citation, TokenEvent, TraceStep
 from chat.runtime import Runtime
-from conftest import FakeEmbedding
-from corpus import write_mini_corpus
-from scholar_helpers import FakeScholar
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
+
+from conftest import FakeEmbedding
+from corpus import write_mini_corpus
+from scholar_helpers import FakeScholar
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,8 @@ def settings(api_index, monkeypatch) -> ScholarSettings:
         if name.startswith("SCHOLAR_"):
             monkeypatch.delenv(name)
     index_dir, tree = api_index
-    return ScholarSettings(_env_file=None, index_dir=index_dir, corpus_paths=[tree], api_query_rate=100, api_search_rate=100)
+    return ScholarSettings(_env_file=None, index_dir=index_dir, corpus_paths=[tree], api_query_rate=100,
+                           api_search_rate=100)
 
 
 @pytest.fixture()
@@ -104,7 +106,8 @@ def test_query_returns_the_structured_answer(client, scholar):
                 "search_types_used", "timestamp"):
         assert key in body
     assert body["citations"][0]["ref"] == "MN 21:20.1"
-    assert scholar.calls == [{"question": "What does the simile of the saw teach?", "session_id": "s-1", "mode": "notes"}]
+    assert scholar.calls == [{"question": "What does the simile of the saw teach?", "session_id": "s-1",
+                              "mode": "notes"}]
 
 
 def test_query_without_mode_lets_the_scholar_choose(client, scholar):
@@ -219,7 +222,8 @@ def test_truncated_json_is_400(client):
 
 
 def test_huge_body_is_refused(client):
-    r = client.post("/api/query", content=json.dumps({"query": "x" * 200_000}), headers={"Content-Type": "application/json"})
+    r = client.post("/api/query", content=json.dumps({"query": "x" * 200_000}),
+                    headers={"Content-Type": "application/json"})
     assert r.status_code == 413
 
 
@@ -257,7 +261,8 @@ def test_search_dense_mode(client):
 
 @pytest.mark.parametrize("collection, expected", [("KN", "Dhp"), ("dhp", "Dhp"), ("mn", "MN ")])
 def test_search_collection_filter(client, collection, expected):
-    body = client.post("/api/search", json={"query": "hatred is laid to rest by love, mind", "collection": collection, "k": 5}).json()
+    query = {"query": "hatred is laid to rest by love, mind", "collection": collection, "k": 5}
+    body = client.post("/api/search", json=query).json()
     assert body["passages"]
     assert all(p["sutta_id"].startswith(expected) for p in body["passages"])
 
@@ -265,7 +270,8 @@ def test_search_collection_filter(client, collection, expected):
 def test_search_with_dense_down_degrades_to_bm25(settings):
     library = Library.open(settings, dense=False)
     client = TestClient(create_app(Runtime(settings, library=library)))
-    body = client.post("/api/search", json={"query": "bandits sever limb with a two-handled saw", "mode": "hybrid"}).json()
+    query = {"query": "bandits sever limb with a two-handled saw", "mode": "hybrid"}
+    body = client.post("/api/search", json=query).json()
     assert body["search_types_used"] == ["bm25"]
     assert "BM25 only" in body["degraded"]
     assert body["passages"][0]["sutta_id"] == "MN 21"
@@ -462,7 +468,8 @@ class BrokenScholar(FakeScholar):
 
 def test_a_scholar_failing_mid_stream_still_ends_with_one_failed_final(settings, library):
     client = TestClient(create_app(Runtime(settings, library=library, scholar=BrokenScholar(saw_answer()))))
-    events = _sse(client.post("/api/query", json={"query": "bandits saw"}, headers={"Accept": "text/event-stream"}).text)
+    streamed = client.post("/api/query", json={"query": "bandits saw"}, headers={"Accept": "text/event-stream"})
+    events = _sse(streamed.text)
     assert [k for k, _ in events] == ["token", "final"]
     assert events[-1][1]["status"] == "failed" and "mid-answer" in events[-1][1]["error"]
     assert events[-1][1]["citations"]
@@ -480,7 +487,8 @@ def test_real_scholar_with_a_failing_llm_returns_failed_with_passages(settings, 
         return ScriptedLLM(refuse)
 
     client = TestClient(create_app(Runtime(settings, library=library, llm_factory=factory)))
-    body = client.post("/api/query", json={"query": "What happens if bandits sever you limb from limb with a saw?"}).json()
+    question = "What happens if bandits sever you limb from limb with a saw?"
+    body = client.post("/api/query", json={"query": question}).json()
     assert body["status"] == "failed", body
     assert body["citations"] and any(c["sutta_id"] == "MN 21" for c in body["citations"])
     assert body["error"]

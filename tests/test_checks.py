@@ -104,8 +104,9 @@ def test_idle_reference_is_dropped_from_a_supported_sentence():
 
 
 def test_the_grounding_quote_is_not_held_back_by_the_suttas_own_name(tmp_path_factory, monkeypatch):
-    from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
     from tools.passages import Passage
+
+    from helpers_tools import open_library
 
     library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
     index = library.evidence

@@ -1,9 +1,10 @@
 import pytest
 
-from helpers_tools import open_library
 from tools.errors import ToolError
 from tools.expander import expand, merge_windows
 from tools.passages import Passage
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")

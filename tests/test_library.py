@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
 from tools.library import Library
+
+from helpers_tools import open_library
 
 
 def test_verifiers_share_the_librarys_evidence_index(tmp_path_factory):

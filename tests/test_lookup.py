@@ -1,8 +1,9 @@
 import pytest
 
-from helpers_tools import open_library
 from tools.errors import ToolError, UnknownReferenceError
 from tools.lookup import lookup
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,9 @@ import pytest
 
 from chat.pipeline.planner import PreviousTurn, choose_mode
 from chat.pipeline.planner import make_plan as plan_from
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
 from tools.query import analyse_query
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")

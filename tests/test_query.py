@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
 from tools.query import analyse_query
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")

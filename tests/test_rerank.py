@@ -4,10 +4,11 @@ import math
 import pytest
 
 from chat.providers.scripted import ScriptedLLM
-from helpers_tools import open_library
 from tools.passages import Passage
 from tools.rerank import CrossEncoderReranker, LLMReranker, NoReranker, build_reranker, rerank
 from tools.retriever import search
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")

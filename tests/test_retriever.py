@@ -1,13 +1,14 @@
 import pytest
 
-from conftest import FakeEmbedding
-from corpus import STOCK
-from helpers_tools import open_library, tools_index
 from tools.errors import ToolError
 from tools.library import Library
 from tools.passages import Passage
 from tools.query import analyse_query
 from tools.retriever import dedup, mmr, rrf, search
+
+from conftest import FakeEmbedding
+from corpus import STOCK
+from helpers_tools import open_library, tools_index
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,8 @@ def test_collection_filter_and_hint(lib):
         search(lib, "mindfulness", collection="XX")
     plan = analyse_query(lib, "In the Linked Discourses, which sutta is about mindfulness meditation?")
     assert plan.collections == ["SN"]
-    assert sorted(analyse_query(lib, "It appears in both the Long and the Middle Discourses").collections) == ["DN", "MN"]
+    both = analyse_query(lib, "It appears in both the Long and the Middle Discourses")
+    assert sorted(both.collections) == ["DN", "MN"]
     hinted = search(lib, "In the Numbered Discourses: observing the body, the path to the unconditioned", k=3)
     assert hinted.passages[0].collection == "AN"
 

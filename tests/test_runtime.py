@@ -7,7 +7,8 @@ import pytest
 from chat.errors import ChatError, LLMUnavailableError
 from chat.providers.scripted import ScriptedLLM
 from chat.runtime import IndexUnavailableError, Runtime
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
+
+from helpers_tools import open_library
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import pytest
 
 from chat.pipeline.answer import Answer
 from chat.pipeline.followups import fallback_followups, parse_followups
-from scholar_helpers import scholar_for  # noqa: I001
+
+from scholar_helpers import scholar_for
 
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 
@@ -33,7 +34,8 @@ async def test_question_the_corpus_does_not_cover_abstains(base):
 
 
 async def test_model_declining_is_an_abstention(base):
-    scholar, _ = scholar_for(base, ["Thought: The passages do not cover it.\nAnswer: I don't find this in the texts I have."])
+    declined = "Thought: The passages do not cover it.\nAnswer: I don't find this in the texts I have."
+    scholar, _ = scholar_for(base, [declined])
     answer = await scholar.aask("What does the Fire Sermon say about the ocean tides?")
     assert answer.status == "abstained" and answer.citations == [] and answer.follow_ups == []
 

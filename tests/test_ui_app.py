@@ -12,10 +12,11 @@ from unittest.mock import AsyncMock, Mock
 
 import pytest
 
-from chat.pipeline.answer import Answer, Citation, TraceStep
 from chat.errors import LLMUnavailableError
+from chat.pipeline.answer import Answer, Citation, TraceStep
 from indexing.settings import ScholarSettings
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
+
+from helpers_tools import open_library
 from scholar_helpers import FakeScholar, scholar_for
 
 

@@ -19,9 +19,11 @@ from chat.ui.render import (
     trace_json,
 )
 from indexing.vocabulary import UNSUPPORTED_MARK, WARNING_ICON
-from scholar_helpers import scholar_for  # noqa: I001 - pytest puts tests/ on sys.path
 
-HOSTILE = 'Burning <script>alert(1)</script> <img src=x onerror="alert(2)"> ![x](http://evil/x.png) [go](javascript:alert(3))'
+from scholar_helpers import scholar_for
+
+HOSTILE = ('Burning <script>alert(1)</script> <img src=x onerror="alert(2)"> ![x](http://evil/x.png) '
+           '[go](javascript:alert(3))')
 
 
 def _no_live_markup(md: str) -> None:
@@ -88,7 +90,8 @@ def test_a_replaced_sentence_says_so(checked_answer):
 
 
 def test_render_failed_and_abstained_say_so():
-    failed = render_answer(Answer(answer="", status="failed", error="Ollama is not running: start it with `ollama serve`.",
+    failed = render_answer(Answer(answer="", status="failed",
+                                  error="Ollama is not running: start it with `ollama serve`.",
                                   citations=[Citation(ref="SN 35.28:1.3", sutta_id="SN 35.28")]))
     assert "could not answer" in failed and "ollama serve" in failed and "Passages found" in failed
     abstained = render_answer(Answer(answer="The texts indexed here do not say.", status="abstained"))

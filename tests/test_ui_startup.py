@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 
 from chat.runtime import Runtime
 from chat.ui.history import FILES_ROUTE, build_data_layer
-from helpers_tools import open_library  # noqa: I001 - pytest puts tests/ on sys.path
+
+from helpers_tools import open_library
 
 
 @pytest.fixture

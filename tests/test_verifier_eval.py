@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from test_verifier import stores  # noqa: F401  (fixture)
-
 from chat.evals.claims import as_answer, evaluate
 from tools.evidence import EvidenceIndex
 from tools.verifier import ClaimVerifier
@@ -14,7 +12,7 @@ def test_as_answer_appends_missing_citations():
     assert as_answer({"claim": "X is so [MN 1].", "cited": ["MN 1"]}) == "X is so [MN 1]."
 
 
-def test_evaluate_metrics(stores):  # noqa: F811
+def test_evaluate_metrics(stores):
     store, bm25 = stores
     claims = [
         {"id": "a", "kind": "quote", "label": "supported", "cited": ["MN 201"],

@@ -110,7 +110,7 @@ class AliasIndex:
         self._fuzzy_keys: list[str] = []
 
     @classmethod
-    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> "AliasIndex":
+    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> AliasIndex:
         index = cls()
         for doc in docstore.documents():
             if not doc.sutta_id:
@@ -156,7 +156,8 @@ class AliasIndex:
             return 100.0  # a curated English nickname ("the fire sermon") names its sutta without a cue
         if len(suttas) > 2:
             return 0.0  # a name many suttas share is a topic word, not a reference
-        if any(e.source == "title" for e in entries) and len(words) >= 3 and sum(w not in STOPWORDS for w in words) >= 2:
+        titled = any(e.source == "title" for e in entries)
+        if titled and len(words) >= 3 and sum(w not in STOPWORDS for w in words) >= 2:
             return 85.0
         if any(e.named_sutta for e in entries) and len(key.replace(" ", "")) >= 9:
             return 85.0

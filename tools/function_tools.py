@@ -210,7 +210,7 @@ class CanonTools:
         if chunk is not None:
             return chunk.doc_id, chunk.chunk_index
         parsed = parse_ref(clean_ref(ref))
-        if not parsed.ok:
+        if not parsed.ok or parsed.sutta_id is None:
             raise ToolError(f"{ref!r} is not a reference; write it like MN 21:20.1")
         doc = self.library.docstore.document(sutta_id_to_uid(parsed.sutta_id)) or \
             self.library.docstore.document_by_sutta_id(parsed.sutta_id)
@@ -242,7 +242,7 @@ class CanonTools:
 
         def body():
             _, text = verify_claims_for_agent(self.library, self.recorder, draft, llm=self.llm,
-                                              mode=self.verifier_mode)  # type: ignore[arg-type]
+                                              mode=self.verifier_mode)
             return [], text, text.splitlines()[0] if text else ""
 
         return self._run("verify_claims", {"draft": clip(draft, 300)}, body)
@@ -277,8 +277,10 @@ class _VerifyArgs(BaseModel):
     draft: str
 
 
-_SCHEMAS = {"resolve_alias": _AliasArgs, "lookup_sutta": _LookupArgs, "search_passages": _SearchArgs,
-            "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs}
+_SCHEMAS: dict[str, type[BaseModel]] = {
+    "resolve_alias": _AliasArgs, "lookup_sutta": _LookupArgs, "search_passages": _SearchArgs,
+    "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs,
+}
 # Argument names small models reach for instead of the real ones.
 _ARG_SYNONYMS = {
     "query": ("input", "q", "text", "topic", "search", "question", "keywords", "search_query"),

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import logging
 import threading
-
-import numpy as np
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from indexing.errors import IndexingError
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_OPEN: dict[tuple, "Library"] = {}
+_OPEN: dict[tuple, Library] = {}
 _OPEN_LOCK = threading.Lock()
 QUERY_CACHE_SIZE = 2048
 MATRIX_MAX_VECTORS = 300_000  # above this, query Chroma's HNSW index instead of holding every vector in memory
@@ -87,7 +86,7 @@ class Library:
     @classmethod
     def open(
         cls, settings: ScholarSettings, embed_model: BaseEmbedding | None = None, dense: bool = True
-    ) -> "Library":
+    ) -> Library:
         """The process-wide library for these settings (and this embedding model, if one is passed)."""
         key = (settings.model_dump_json(), id(embed_model), dense)
         with _OPEN_LOCK:
@@ -98,7 +97,7 @@ class Library:
             return lib
 
     @classmethod
-    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> "Library":
+    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> Library:
         index_dir = settings.index_dir
         if not (index_dir / "docstore.sqlite").exists():
             raise ToolError(f"no index at {index_dir}: run `scholar ingest` first")
@@ -142,7 +141,7 @@ class Library:
             self._matrix, self._matrix_failed = None, False
             self._evidence, self._scorer, self._reranker = None, None, None
 
-    def warm(self) -> "Library":
+    def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
         _ = self.catalog, self.aliases, self.chunk_homes
@@ -155,7 +154,7 @@ class Library:
         return self.chroma is not None and self.embed_model is not None
 
     @property
-    def catalog(self) -> "Catalog":
+    def catalog(self) -> Catalog:
         if self._catalog is None:
             from tools.lookup import Catalog
 
@@ -165,7 +164,7 @@ class Library:
         return self._catalog
 
     @property
-    def aliases(self) -> "AliasIndex":
+    def aliases(self) -> AliasIndex:
         if self._aliases is None:
             from tools.aliases import AliasIndex
 
@@ -175,7 +174,7 @@ class Library:
         return self._aliases
 
     @property
-    def evidence(self) -> "EvidenceIndex":
+    def evidence(self) -> EvidenceIndex:
         """Per-sutta token views and word weights, shared by every claim check and grounding quote of the process."""
         if self._evidence is None:
             from tools.evidence import EvidenceIndex
@@ -185,7 +184,7 @@ class Library:
                     self._evidence = EvidenceIndex(self.docstore, self.bm25)
         return self._evidence
 
-    def verifier(self, *, dense: bool = False, llm=None, mode: "Mode" = "local") -> "ClaimVerifier":
+    def verifier(self, *, dense: bool = False, llm=None, mode: Mode = "local") -> ClaimVerifier:
         """A claim verifier over the library's caches. `dense` adds the embedding model's second opinion (when the
         dense side is up); `llm` is the judge for modes llm and both."""
         from tools.verifier import ClaimVerifier
@@ -200,7 +199,7 @@ class Library:
                 scorer = self._scorer
         return ClaimVerifier(self.evidence, scorer, llm=llm, mode=mode)
 
-    def reranker(self, llm=None) -> "Reranker":
+    def reranker(self, llm=None) -> Reranker:
         """The reranker the settings ask for, built once (a cross-encoder load takes seconds). The `llm` reranker
         is built by the first call that passes an LLM; until then it is `none`."""
         from tools.rerank import build_reranker
@@ -219,6 +218,7 @@ class Library:
             if hit is not None:
                 self._query_vectors.move_to_end(text)
                 return hit
+        assert self.embed_model is not None  # dense_ready
         vector = list(self.embed_model.get_query_embedding(text))
         with self._lock:
             self._query_vectors[text] = vector

@@ -10,8 +10,8 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref
 from indexing.stores.docstore import DocStore, DocumentRecord
+from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
 from tools.references import Reference, find_references, parse_reference
@@ -27,7 +27,7 @@ class Catalog:
     spans: dict[tuple[str, int | None], list[tuple[int, int, str]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, docstore: DocStore) -> "Catalog":
+    def build(cls, docstore: DocStore) -> Catalog:
         spans: dict[tuple[str, int | None], list[tuple[int, int, str]]] = {}
         for doc in docstore.documents():
             parsed = parse_uid(doc.doc_id) if doc.sutta_id else None
@@ -139,7 +139,7 @@ def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: st
         chosen = segs[:OPENING_SEGMENTS]
         shown = "the opening"
     rows = [SegmentRow(s.seg_id, segment_ref(s.seg_id), s.en.strip(), s.pali.strip()) for s in chosen]
-    sutta_id = doc.sutta_id
+    sutta_id = doc.sutta_id or doc.doc_id  # the catalog holds only documents with a sutta ID
     if ref.uid != doc.doc_id and not ref.is_range:
         # the sutta lives inside a range document: say so instead of silently showing the range's ID
         sutta_id = f"{ref.sutta_id} (in {doc.sutta_id})"

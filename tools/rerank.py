@@ -106,7 +106,8 @@ def build_reranker(settings, llm=None) -> Reranker:
     return NoReranker()
 
 
-def rerank(reranker: Reranker, query: str, passages: list[Passage], weight: float, keep_first: int = 0) -> list[Passage]:
+def rerank(reranker: Reranker, query: str, passages: list[Passage], weight: float,
+           keep_first: int = 0) -> list[Passage]:
     """Score and reorder; the first `keep_first` passages (the suttas the user named) keep their places."""
     head, tail = passages[:keep_first], passages[keep_first:]
     for group in (head, tail):

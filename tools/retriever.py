@@ -152,7 +152,7 @@ def search(
             if "bm25" not in ranked:
                 ranked["bm25"] = _bm25(library, analysis.bm25_text, CANDIDATES, allowed)
     timings["dense"] = _ms(t0)
-    used = [name for name in ("bm25", "dense") if name in ranked]
+    used: list[str] = [name for name in ("bm25", "dense") if name in ranked]
 
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
@@ -328,13 +328,14 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / (len(a | b) or 1)
 
 
-def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
+def dedup(passages: list[Passage], keep: Sequence[Passage] = ()) -> list[Passage]:
     """Drop near-identical passages (stock text recurring across suttas), best first kept; the others' suttas are
     noted in the kept passage's `also_in`. Passages in `keep` are never dropped, only compared against."""
     kept: list[tuple[Passage, frozenset[str]]] = [(p, _tokens(p)) for p in keep]
     for p in passages:
         toks = _tokens(p)
-        twin, twin_toks = None, frozenset()
+        twin: Passage | None = None
+        twin_toks: frozenset[str] = frozenset()
         for q, qt in kept:
             # Jaccard >= t needs the smaller set to be at least t of the larger: skip the rest unexamined
             if toks and qt and min(len(toks), len(qt)) >= DUPLICATE_JACCARD * max(len(toks), len(qt)) \

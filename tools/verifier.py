@@ -12,14 +12,14 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 from indexing.text import tokenize
 from tools.citations import Sentence, split_sentences
-from tools.references import MENTION, CitationRef, find_citations
 from tools.claim_checks import name_check, names, negation_check, number_check
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
+from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -39,8 +39,9 @@ MIN_CLAIM_TOKENS = 3
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
 
 _NOT_A_CLAIM = re.compile(
-    r"^(?:here(?:'s| is| are)|below|in summary|to summarize|would you like|do you want|shall i|should i|you (?:may|might|"
-    r"could|can) (?:also )?(?:ask|want|like|explore|read|look)|if you(?:'d| would)? like|let me know|feel free|i hope|"
+    r"^(?:here(?:'s| is| are)|below|in summary|to summarize|would you like|do you want|shall i|should i|"
+    r"you (?:may|might|could|can) (?:also )?(?:ask|want|like|explore|read|look)|if you(?:'d| would)? like|"
+    r"let me know|feel free|i hope|"
     r"i can|i could|i will|i'll|follow[- ]up|further questions|suggested questions|you might also|possible follow|"
     r"sources?:|references?:|citations?:|note:)",
     re.IGNORECASE,
@@ -69,7 +70,7 @@ class Evidence:
     score: float
 
     @classmethod
-    def of(cls, window: Window, score: float) -> "Evidence":
+    def of(cls, window: Window, score: float) -> Evidence:
         return cls(window.sutta.sutta_id, window.seg_start, window.seg_end, window.ref, _quote(window.text), score)
 
 
@@ -265,7 +266,7 @@ class ClaimVerifier:
                      if not any(self._check_part(p, [v]).supported for p in held)}
         out = []
         for ref in refs:
-            doc = self.index.resolve(ref.sutta_id) if ref.ok else None
+            doc = self.index.resolve(ref.sutta_id) if ref.ok and ref.sutta_id else None
             if doc is not None and doc.doc_id in idle_docs:
                 out.append(ref.raw)
         return out
@@ -293,16 +294,17 @@ class ClaimVerifier:
         return Verdict(sentence.plain, label, reason, evidence, 1.0 if held else 0.0,
                        citations=[r.raw for r in sentence.citations], idle_citations=idle, pointer=True)
 
-    def _valid_citations(self, refs: list[CitationRef], retrieved: set[str] | None) -> tuple[list[SuttaView], list[str]]:
+    def _valid_citations(self, refs: list[CitationRef],
+                         retrieved: set[str] | None) -> tuple[list[SuttaView], list[str]]:
         views: dict[str, SuttaView] = {}
         bad: list[str] = []
         for ref in refs:
-            if not ref.ok:
+            if not ref.ok or ref.sutta_id is None:
                 bad.append(f"{ref.raw} (does not parse)")
                 continue
             doc = self.index.resolve(ref.sutta_id)
             view = self.index.sutta(doc.doc_id) if doc is not None else None
-            if view is None:
+            if doc is None or view is None:
                 bad.append(f"{ref.raw} (no such sutta)")
                 continue
             if retrieved is not None and doc.doc_id not in retrieved:
@@ -402,7 +404,7 @@ class ClaimVerifier:
 
 def _relabel(local: Verdict, label: str, reason: str, judge: str) -> Verdict:
     out = Verdict(**{**local.__dict__})
-    out.verdict = label  # type: ignore[assignment]
+    out.verdict = cast(VerdictLabel, label)  # parse_judgement returns only the four labels
     out.reason = reason if label != "supported" else ""
     out.judge = judge
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -108,7 +108,7 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     auth = auth_dependency(settings)
     query_rate = rate_dependency(app.state.query_limiter, "queries", auth)
     search_rate = rate_dependency(app.state.search_limiter, "searches", auth)
-    errors = {
+    errors: dict[int | str, dict[str, Any]] = {
         400: {"model": ErrorResponse, "description": "Malformed JSON"},
         401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured)"},
         422: {"model": ErrorResponse, "description": "Invalid input"},
@@ -235,6 +235,7 @@ def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]
         llm["note"] = "built on the first /api/query"
     if probe and not runtime.scholar_loaded:
         llm["probe"] = probe_providers(settings)
+    status: Literal["ok", "degraded", "unavailable"]
     if library is None:
         status = "unavailable"
     elif not library.dense_ready or runtime.llm_error:

@@ -16,8 +16,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from indexing.settings import ScholarSettings
-from tools.references import find_citations
 from tools.passages import Passage
+from tools.references import find_citations
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,9 @@ def _prf(pairs: list[tuple[str, str]]) -> dict:
 
 def _accuracy(pairs: list[tuple[str, str]]) -> float:
     # "uncited" cannot happen here (every claim cites); counted as "unsupported" if it ever does.
-    norm = lambda v: "unsupported" if v == "uncited" else v  # noqa: E731
+    def norm(v: str) -> str:
+        return "unsupported" if v == "uncited" else v
+
     return round(sum(1 for g, p in pairs if g == norm(p)) / len(pairs), 3) if pairs else 0.0
 
 

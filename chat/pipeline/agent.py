@@ -77,7 +77,7 @@ def system_header(tools: Sequence[BaseTool], mode: str) -> str:
         "react_header",
         rules=load_prompt("system").strip(),
         tool_desc=describe_tools(tools),
-        tool_names=", ".join(t.metadata.name for t in tools),
+        tool_names=", ".join(t.metadata.get_name() for t in tools),
         answer_rules=load_prompt("notes_rules" if mode == "notes" else "answer_rules").strip(),
     )
 
@@ -120,7 +120,7 @@ class CanonFormatter(ReActChatFormatter):
 class CanonReActAgent(ReActAgent):
     max_parse_retries: int = Field(default=1, description="Parse failures shown back to the model before giving up.")
 
-    async def take_step(self, ctx, llm_input, tools, memory):  # type: ignore[override]
+    async def take_step(self, ctx, llm_input, tools, memory):
         output = await super().take_step(ctx, llm_input, tools, memory)
         if output.retry_messages:
             failures = await ctx.store.get("parse_failures", default=0) + 1

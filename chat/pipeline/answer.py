@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -61,10 +61,11 @@ class Answer(BaseModel):
     follow_ups: list[str] = Field(default_factory=list)
     status: Status = "answered"
     confidence: float = 0.0
-    timings: dict[str, float] = Field(default_factory=dict)  # seconds per stage: plan, agent, verify, total, first_token
+    # seconds per stage: plan, retrieve, agent, verify, followups, total, first_token
+    timings: dict[str, float] = Field(default_factory=dict)
     trace: list[TraceStep] = Field(default_factory=list)
     search_types_used: list[str] = Field(default_factory=list)
-    timestamp: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    timestamp: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     session_id: str | None = None
     mode: Literal["qa", "notes"] = "qa"
     error: str | None = None  # for status "failed": what went wrong and what to do

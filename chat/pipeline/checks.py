@@ -11,10 +11,18 @@ import re
 from dataclasses import dataclass, field
 
 from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict
-from indexing.vocabulary import PARTIAL_MARK, UNCITED_MARK, UNSUPPORTED_MARK, segment_distance, segment_key, sutta_id_to_uid
+from indexing.stores.docstore import DocStore
+from indexing.vocabulary import (
+    PARTIAL_MARK,
+    UNCITED_MARK,
+    UNSUPPORTED_MARK,
+    segment_distance,
+    segment_key,
+    sutta_id_to_uid,
+)
 from tools.citations import split_sentences
-from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
 from tools.passages import Passage, clip
+from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -24,7 +32,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class CitationMap:
     passages: list[Passage]
-    docstore: object
+    docstore: DocStore
     _by_sutta: dict[str, list[Passage]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -52,19 +60,20 @@ class CitationMap:
         candidates = self._candidates(ref)
         if not candidates:
             return None
-        if not ref.seg_start:
+        seg = ref.seg_start
+        if not seg:
             return max(candidates, key=lambda p: p.scores.get("final", 0.0))
         doc_id = candidates[0].doc_id
-        key = segment_key(f"{doc_id}:{ref.seg_start}")
+        key = segment_key(f"{doc_id}:{seg}")
         for p in candidates:
             if p.segment_start and p.segment_end and \
                     segment_key(p.segment_start) <= key <= segment_key(p.segment_end):
                 return p
         # A segment of a retrieved sutta outside the retrieved chunks: fine if it exists (a lookup shows whole
         # openings); cite it against the nearest retrieved passage of that sutta.
-        if self.docstore.segment(f"{doc_id}:{ref.seg_start}") is None:
+        if self.docstore.segment(f"{doc_id}:{seg}") is None:
             return None
-        return min(candidates, key=lambda p: segment_distance(p.segment_start or "", ref.seg_start))
+        return min(candidates, key=lambda p: segment_distance(p.segment_start or "", seg))
 
     def citation(self, ref: CitationRef, passage: Passage) -> Citation:
         excerpt, pali = passage.text, passage.pali
@@ -158,11 +167,12 @@ def auto_cite(text: str, cmap: CitationMap, verify, limit_suttas: int = 4) -> tu
 
 
 def _mentioned(text: str) -> list[str]:
-    out = []
+    out: list[str] = []
     for m in MENTION.finditer(text):
         refs = find_citations(f"[{m.group(0)}]")
-        if refs and refs[0].ok and refs[0].sutta_id not in out:
-            out.append(refs[0].sutta_id)
+        sutta_id = refs[0].sutta_id if refs and refs[0].ok else None
+        if sutta_id is not None and sutta_id not in out:
+            out.append(sutta_id)
     return out
 
 
@@ -327,6 +337,7 @@ def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> s
     if not ev or not ev[0].ok or not ev[0].seg_start:
         return sentence_text
     e = ev[0]
+    assert e.sutta_id is not None  # ok
     for ref in refs:
         if not ref.ok or ref.sutta_id != e.sutta_id:
             continue

@@ -41,8 +41,8 @@ def fallback_followups(question: str, citations: list[Citation], count: int = 3)
         out.append(f"What comes just after the passage at {first.ref}, and how does it develop the point?")
         out.append(f"What is the setting of {name}: who is speaking, to whom, and why does it matter?")
     others = [c for c in citations[1:] if c.sutta_id and first is not None and c.sutta_id != first.sutta_id]
-    if others:
-        out.append(f"How does {others[0].sutta_id} treat this differently from {first.sutta_id}?")  # type: ignore[union-attr]
+    if others and first is not None:
+        out.append(f"How does {others[0].sutta_id} treat this differently from {first.sutta_id}?")
     # A term of the question that the cited texts also use: the texts' word, not the user's nickname for them.
     cited_words = set(tokenize(" ".join(c.excerpt for c in citations)))
     terms = [t for t in tokenize(question) if len(t) > 4 and (t in cited_words or not citations)]

@@ -18,13 +18,15 @@ from tools.query import NamedSutta, QueryAnalysis
 from tools.references import without_book_names
 
 Mode = Literal["qa", "notes"]
+FollowUp = Literal["next", "before", "same", "more"]  # how a question continues the previous turn
 
 _NOTES = re.compile(
     r"\b(study notes?|notes (?:on|about|for)|write (?:up )?notes|study guide|study sheet|long[- ]form|"
     r"overview with headings|in depth|in-depth)\b"
 )
-_NEXT = re.compile(r"\b(right |just |immediately )?(after (?:that|this|it)|what comes next|comes (?:right |just )?after|"
-                   r"what follows|follows (?:that|this|it)|next (?:passage|verse|part|section|lines?)|continue|goes on)\b")
+_NEXT = re.compile(r"\b(right |just |immediately )?(after (?:that|this|it)|what comes next|"
+                   r"comes (?:right |just )?after|what follows|follows (?:that|this|it)|"
+                   r"next (?:passage|verse|part|section|lines?)|continue|goes on)\b")
 _BEFORE = re.compile(r"\b(before (?:that|this|it)|what comes before|preceding (?:passage|verse|part|lines?)|"
                      r"leads up to (?:that|this|it))\b")
 _SAME = re.compile(r"\b(the same|same thing|also say|say so too|agree|similar(?:ly)?|as well|too|likewise|"
@@ -93,7 +95,7 @@ class Plan:
     sutta_ids: list[str] = field(default_factory=list)  # named in the question, canonical
     aliases: dict[str, str] = field(default_factory=dict)  # nickname as written -> sutta ID
     collection: str | None = None
-    follow_up: Literal["next", "before", "same", "more"] | None = None
+    follow_up: FollowUp | None = None
     search_query: str = ""
     steps: list[PlannedStep] = field(default_factory=list)
 
@@ -112,8 +114,10 @@ class Plan:
 
 
 def choose_mode(question: str, requested: str = "auto") -> Mode:
-    if requested in ("qa", "notes"):
-        return requested  # type: ignore[return-value]
+    if requested == "qa":
+        return "qa"
+    if requested == "notes":
+        return "notes"
     return "notes" if _NOTES.search(fold(question)) else "qa"
 
 
@@ -123,7 +127,7 @@ def collection_hint(collections: list[str]) -> str | None:
     return collections[0] if len(collections) == 1 else None
 
 
-def _follow_up_kind(folded: str, previous: PreviousTurn | None, has_own_subject: bool) -> str | None:
+def _follow_up_kind(folded: str, previous: PreviousTurn | None, has_own_subject: bool) -> FollowUp | None:
     if previous is None:
         return None
     if _NEXT.search(folded) and previous.cited_refs:
@@ -164,7 +168,7 @@ def make_plan(
     has_subject = bool(plan.sutta_ids or plan.aliases) or _content_words(
         _ANAPHORA.sub(" ", without_book_names(folded))
     ) > 3
-    plan.follow_up = _follow_up_kind(folded, previous, has_subject)  # type: ignore[assignment]
+    plan.follow_up = _follow_up_kind(folded, previous, has_subject)
 
     if plan.follow_up in ("next", "before") and previous is not None:
         after = plan.follow_up == "next"

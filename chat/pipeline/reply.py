@@ -39,8 +39,10 @@ class AnswerFilter:
 
 
 _ABSTAIN = re.compile(
-    r"\b(?:i )?(?:do not|don'?t|don’t|cannot|can'?t|can’t|could not|couldn'?t|did not|didn'?t) find (?:this|that|it|anything|any)"
-    r"|\bnot (?:found|mentioned|covered|discussed) in the (?:texts|passages)|\bthe (?:texts|passages) (?:do not|don'?t) "
+    r"\b(?:i )?(?:do not|don'?t|don’t|cannot|can'?t|can’t|could not|couldn'?t|did not|didn'?t) find "
+    r"(?:this|that|it|anything|any)"
+    r"|\bnot (?:found|mentioned|covered|discussed) in the (?:texts|passages)"
+    r"|\bthe (?:texts|passages) (?:do not|don'?t) "
     r"(?:say|mention|answer|cover)",
     re.IGNORECASE,
 )

@@ -20,8 +20,9 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any, Literal, cast
 
-from llama_index.core.agent.workflow import AgentInput, AgentStream
+from llama_index.core.agent.workflow import AgentInput, AgentOutput, AgentStream
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import ChatMemoryBuffer
 
@@ -84,7 +85,9 @@ class Scholar:
         loop = asyncio.get_running_loop()
 
         def from_thread(event: Event) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, event)
+            # A tool thread can outlive its reader: after the reader left and the loop closed there is no one to tell.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(queue.put_nowait, event)
 
         recorder = TurnRecorder()
         recorder.on_start = lambda e: from_thread(_step_event("start", e, recorder))
@@ -180,7 +183,7 @@ class Scholar:
                     new = stream_filter.feed(ev.response)
                     if new:
                         emit(self._token(turn, new))
-            result = await handler
+            result = cast(AgentOutput, await handler)
             draft = str(result.response.content or "")
             if turn.last_input:
                 turn.last_input.append(ChatMessage(role=MessageRole.ASSISTANT, content=last_raw or f"Answer: {draft}"))
@@ -229,7 +232,8 @@ class Scholar:
         user = load_prompt("fallback_user", passages=render_passages(passages, QA_BUDGET.passage_chars),
                            question=turn.question)
         turn.streamed = ""
-        messages = [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]
+        messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
+                    ChatMessage(role=MessageRole.USER, content=user)]
         stream = await llm.astream_chat(messages)
         async for chunk in stream:
             if chunk.delta:
@@ -239,7 +243,7 @@ class Scholar:
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
                       error: str | None) -> Answer:
         passages = checks.recorder_passages(recorder)
-        base = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+        base: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
                     session_id=turn.session_id, mode=plan.mode)
         if draft is None:
             return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
@@ -374,7 +378,7 @@ def _trace(recorder: TurnRecorder) -> list[TraceStep]:
     return [TraceStep(**e.to_dict()) for e in recorder.trace]
 
 
-def _step_event(phase: str, entry: TraceEntry, recorder: TurnRecorder) -> StepEvent:
+def _step_event(phase: Literal["start", "end"], entry: TraceEntry, recorder: TurnRecorder) -> StepEvent:
     index = next((i for i, e in enumerate(recorder.trace) if e is entry), len(recorder.trace))
     step = TraceStep(**entry.to_dict())
-    return StepEvent(phase=phase, step_id=f"{index}-{entry.tool}", step=step)  # type: ignore[arg-type]
+    return StepEvent(phase=phase, step_id=f"{index}-{entry.tool}", step=step)

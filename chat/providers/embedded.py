@@ -8,9 +8,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator, Sequence
+from typing import Any
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -65,7 +66,7 @@ class _Runtime:
 
     The thread count of the first load stays: a second instance would cost another KV cache and its prefix."""
 
-    _instances: dict[tuple, "_Runtime"] = {}
+    _instances: dict[tuple, _Runtime] = {}
     _registry_lock = threading.Lock()
 
     def __init__(self, llama: Any) -> None:
@@ -73,7 +74,7 @@ class _Runtime:
         self.lock = threading.Lock()
 
     @classmethod
-    def get(cls, path: str, n_ctx: int, n_threads: int, n_batch: int) -> "_Runtime":
+    def get(cls, path: str, n_ctx: int, n_threads: int, n_batch: int) -> _Runtime:
         key = (path, n_ctx, n_batch)
         with cls._registry_lock:
             runtime = cls._instances.get(key)

@@ -141,8 +141,10 @@ async def _show_step(event: StepEvent, steps: dict[str, cl.Step], parent_id: str
         steps[event.step_id] = step
         await step.send()
         return
-    step = steps.pop(event.step_id, None)
-    if step is None:
+    started = steps.pop(event.step_id, None)
+    if started is not None:
+        step = started
+    else:  # its start was never seen (a reconnect): show it now
         step = cl.Step(name=info.tool, type="tool", parent_id=parent_id, show_input="json", default_open=False)
         step.input = step_input(info)
         step.start = utc_now()
@@ -156,7 +158,9 @@ async def _finish(reply: cl.Message, answer: Answer, question: str, library) -> 
     citations = unique_citations(answer.citations)
     panels = await asyncio.gather(*(asyncio.to_thread(citation_panel, library, c) for c in citations))
     reply.content = render_answer(answer)
-    reply.elements = [cl.Text(name=c.ref, content=panel, display="side") for c, panel in zip(citations, panels)]
+    # Chainlit 2.12 types Message.elements with an unbound TypeVar, which no list can match
+    reply.elements = [cl.Text(name=c.ref, content=panel, display="side")  # type: ignore[misc]
+                      for c, panel in zip(citations, panels)]
     reply.actions = [
         cl.Action(name="follow_up", payload={"question": q}, label=follow_up_label(q), tooltip=q,
                   icon="message-circle-question")

@@ -13,7 +13,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -67,7 +67,7 @@ def ensure_user(db_path: Path, identifier: str) -> None:
     with sqlite3.connect(db_path) as conn:
         conn.execute(
             'INSERT OR IGNORE INTO users ("id", "identifier", "metadata", "createdAt") VALUES (?, ?, ?, ?)',
-            (str(uuid.uuid4()), identifier, "{}", datetime.now(timezone.utc).isoformat()),
+            (str(uuid.uuid4()), identifier, "{}", datetime.now(UTC).isoformat()),
         )
 
 

@@ -61,7 +61,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
     users = parse_users(settings.chat_users)
     if users:
-        def password_login(username: str, password: str) -> cl.User | None:
+        async def password_login(username: str, password: str) -> cl.User | None:
             if check_password(users, username, password):
                 return cl.User(identifier=username, metadata={"provider": "credentials"})
             return None
@@ -71,7 +71,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     else:
         ensure_user(settings.resolved_chat_db, LOCAL_READER)
 
-        def local_reader(headers) -> cl.User:
+        async def local_reader(headers) -> cl.User | None:
             return cl.User(identifier=LOCAL_READER, metadata={"provider": "local"})
 
         cl.header_auth_callback(local_reader)
@@ -109,10 +109,14 @@ def run_chat(args, settings: ScholarSettings) -> int:
                     settings.index_dir)
     child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env())
 
+    def kill_if_running() -> None:
+        if child.poll() is None:
+            child.kill()
+
     def stop(signum, _frame) -> None:  # `kill <scholar chat>` must not leave the server running
         child.send_signal(signum)
         # uvicorn waits for worker threads, and a local LLM mid-generation can take minutes: don't wait for it
-        threading.Timer(STOP_GRACE_SECONDS, lambda: child.poll() is None and child.kill()).start()
+        threading.Timer(STOP_GRACE_SECONDS, kill_if_running).start()
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:

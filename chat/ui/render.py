@@ -68,7 +68,8 @@ def render_answer(answer: Answer) -> str:
     if answer.citations and answer.status != "failed":
         parts.append("**Sources:** " + " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations)))
     elif answer.citations:
-        parts.append("**Passages found:** " + " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations)))
+        refs = " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations))
+        parts.append(f"**Passages found:** {refs}")
     return "\n\n".join(parts)
 
 
