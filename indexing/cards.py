@@ -27,7 +27,7 @@ import logging
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,7 +111,7 @@ class SuttaCard:
 
 
 # ---- names from our tables ---------------------------------------------------------------------------------
-def load_names(paths: list[Path | None]) -> dict[str, list[str]]:
+def load_names(paths: Sequence[Path | None]) -> dict[str, list[str]]:
     """sutta_id -> names, from CSV files with `alias,sutta_id` columns (the nicknames CSV, the titles table)."""
     names: dict[str, list[str]] = {}
     for path in paths:
@@ -196,7 +196,7 @@ def build_cards(docstore: DocStore, names: dict[str, list[str]]) -> list[SuttaCa
     for seg in docstore.opening_and_heading_segments(OPENING_SEGMENTS):
         by_doc.setdefault(seg.doc_id, []).append(seg)
     # a line that opens many documents is stock framing; counted once per document
-    openers = Counter()
+    openers: Counter[str] = Counter()
     for segs in by_doc.values():
         openers.update({_stock_key(s.en) for s in segs if s.ord < OPENING_SEGMENTS})
     stock = {line for line, n in openers.items() if n >= STOCK_MIN_DOCS and line}

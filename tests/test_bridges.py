@@ -3,10 +3,11 @@
 from pathlib import Path
 
 import pytest
-from helpers_names import open_names_library
 
 from tools.bridges import BRIDGES_FILE, Bridges, load_bridges
 from tools.retriever import search
+
+from helpers_tools import open_names_library
 
 
 @pytest.fixture(scope="module")

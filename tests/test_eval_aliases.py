@@ -1,10 +1,10 @@
 import json
 from argparse import Namespace
 
-from helpers_names import open_names_library
-
-from chat.cli import _parser
+from chat.cli.main import _parser
 from chat.evals import aliases
+
+from helpers_tools import open_names_library
 
 
 def test_eval_aliases_reports_hits_and_candidates(tmp_path_factory, tmp_path, capsys):

@@ -1,10 +1,12 @@
 """Names beyond exact titles, each saying how it matched; generic phrases never resolve."""
 
 import pytest
-from helpers_names import open_names_library
 
-from tools.aliases import distinctive, resolve_alias
-from tools.retriever import plan_query
+from tools.aliases import distinctive
+from tools.names import resolve_name
+from tools.query import analyse_query
+
+from helpers_tools import open_names_library
 
 
 @pytest.fixture(scope="module")
@@ -13,7 +15,7 @@ def lib(tmp_path_factory):
 
 
 def _first(lib, name):
-    res = resolve_alias(lib, name)
+    res = resolve_name(lib, name)
     return (res.candidates[0].sutta_id, res.candidates[0].how) if res.candidates else (None, None)
 
 
@@ -56,12 +58,12 @@ def test_description_matches_a_card(lib):
                                     "the Buddha's last words", "The First", "the first sutta", "the discourse"])
 def test_generic_phrases_never_resolve(lib, phrase):
     # "First" is AN 10.123's title and "The Buddha's Last Words" a nickname in the CSV: still nothing
-    assert resolve_alias(lib, phrase).candidates == []
+    assert resolve_name(lib, phrase).candidates == []
     assert not distinctive(" ".join(phrase.lower().replace("'", " ").split()))
 
 
 def test_generic_phrase_in_a_question_pins_nothing(lib):
-    plan = plan_query(lib, "How did the Buddha cross the flood, according to the first discourse of the Linked "
+    plan = analyse_query(lib, "How did the Buddha cross the flood, according to the first discourse of the Linked "
                            "Discourses?")
     assert plan.pinned_docs == [] and plan.boosted_docs == {}
 
@@ -70,12 +72,13 @@ def test_the_trace_says_how_it_matched(lib):
     from tools.function_tools import CanonTools
     from tools.turn import TurnRecorder
 
-    tools = CanonTools(lib, TurnRecorder())
-    text = tools.resolve_alias("Lahu-parivaṭṭa Sutta")
+    recorder = TurnRecorder()
+    text = CanonTools(lib, recorder).resolve_alias("Lahu-parivaṭṭa Sutta").text
     assert "AN 1.48" in text and "Pali text" in text
+    assert recorder.trace[-1].output_summary.startswith("AN 1.48 (Pali text)")
 
 
 def test_search_notes_say_what_named_the_sutta(lib):
-    plan = plan_query(lib, "What does the Kindada Sutta say about giving strength?")
+    plan = analyse_query(lib, "What does the Kindada Sutta say about giving strength?")
     assert plan.pinned_docs == ["sn1.42"]
     assert any("names SN 1.42 (exact Pali title" in n for n in plan.notes)

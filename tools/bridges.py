@@ -206,11 +206,11 @@ class Bridges:
                 out.pali_weights[f] = out.pali_weights.get(f, 0.0) + 1.0
             if any(s < ee and ss < e for ss, ee, _ in edits):
                 continue  # already bridged as an older rendering ("jhana" is both)
-            bridge = self._pali_bridge(word)
-            if bridge is not None:
-                self._add(out, bridge)
-                out.matches.append(f"{w} (Pali) -> {bridge.sujato[0]}")
-                edits.append((s, e, bridge.sujato[0]))
+            pali_bridge = self._pali_bridge(word)
+            if pali_bridge is not None:
+                self._add(out, pali_bridge)
+                out.matches.append(f"{w} (Pali) -> {pali_bridge.sujato[0]}")
+                edits.append((s, e, pali_bridge.sujato[0]))
         for s, e, new in sorted(edits, reverse=True):
             out.dense_text = out.dense_text[:s] + new + out.dense_text[e:]
         return out
@@ -224,7 +224,8 @@ class Bridges:
 
 # ---- glue for the retriever ------------------------------------------------------------------------------------
 def bridge_plan(library, plan) -> None:
-    """Bridge a QueryPlan in place: weighted BM25 tokens, the dense text in the library's words, Pali forms."""
+    """Bridge a query analysis (tools.query) in place for search: weighted BM25 tokens, the dense text in the
+    library's words, the forms of its Pali words."""
     bridged = library.bridges.apply(plan.dense_text, plan.bm25_text)
     plan.bm25_weights = bridged.bm25_weights
     plan.pali_weights = bridged.pali_weights
@@ -234,7 +235,8 @@ def bridge_plan(library, plan) -> None:
         plan.notes.append("bridged: " + "; ".join(bridged.matches))
 
 
-def pali_ranking(library, weights: dict[str, float], k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+def pali_ranking(library, weights: dict[str, float], k: int,
+                 allowed: set[str] | None = None) -> list[tuple[str, float]]:
     pali = library.bridges.pali
     if pali is None or not weights:
         return []

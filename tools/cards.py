@@ -34,9 +34,11 @@ class CardIndex:
                  vectors: tuple[list[str], np.ndarray] | None, names: tuple[list[str], np.ndarray] | None = None):
         self.cards = cards
         self.bm25 = bm25
-        self.ids, self.matrix = vectors if vectors is not None else ([], None)
+        self.ids: list[str] = vectors[0] if vectors is not None else []
+        self.matrix: np.ndarray | None = vectors[1] if vectors is not None else None
         # one vector per card for its name alone (title, Pali title, names; else its first line)
-        self.name_ids, self.name_matrix = names if names is not None else ([], None)
+        self.name_ids: list[str] = names[0] if names is not None else []
+        self.name_matrix: np.ndarray | None = names[1] if names is not None else None
         self.by_sutta = {c.sutta_id: c for c in cards.values()}
 
     @classmethod
@@ -151,14 +153,14 @@ def best_passages(library, doc_ids: list[str], fused: dict[str, float], weights:
         ids = [c for c in library.chunk_ids_of(doc) if allowed is None or c in allowed]
         if not ids:
             continue
-        score = np.zeros(len(ids), dtype=np.float32)
+        together = np.zeros(len(ids), dtype=np.float32)
         if bm25_all is not None:
             b = np.array([bm25_all[rows[c]] if c in rows else 0.0 for c in ids], dtype=np.float32)
-            score += b / (b.max() or 1.0)
+            together += b / (b.max() or 1.0)
         if matrix is not None:
             _, row, m = matrix
             have = [i for i, c in enumerate(ids) if c in row]
             if have:
-                score[have] += m[[row[ids[i]] for i in have]] @ q
-        out[doc] = ids[int(np.argmax(score))]
+                together[have] += m[[row[ids[i]] for i in have]] @ q
+        out[doc] = ids[int(np.argmax(together))]
     return out

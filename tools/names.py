@@ -86,7 +86,7 @@ class NameMatcher:
         for card in cards.cards.values():
             sid = card.sutta_id
             if card.title_pali:
-                key = _compound(nasal(w) for w in re.findall(r"[a-z]+", fold(card.title_pali)))
+                key = _compound([nasal(w) for w in re.findall(r"[a-z]+", fold(card.title_pali))])
                 if len(key) >= 3:
                     self.pali_titles.setdefault(key, []).append(sid)
             for position, word in enumerate(pali_tokens(card.opening_pali)):
@@ -279,9 +279,10 @@ class NameMatcher:
                 for doc, score in scores.items()]
 
 
-_QUESTION_START = frozenset(
-    ["is", "are", "was", "were", "do", "does", "did", "what", "which", "who", "whom", "whose", "where", "when", "why", "how", "can", "could", "should", "would", "will", "tell", "explain", "find", "show", "give", "list"]
-)
+_QUESTION_START = frozenset({
+    "is", "are", "was", "were", "do", "does", "did", "what", "which", "who", "whom", "whose", "where", "when", "why",
+    "how", "can", "could", "should", "would", "will", "tell", "explain", "find", "show", "give", "list",
+})
 
 
 def _is_question(text: str, folded: list[str]) -> bool:
@@ -313,3 +314,9 @@ def _combine(ways: list[list[AliasCandidate]]) -> list[AliasCandidate]:
             out.append(c)
     out.sort(key=lambda c: (-c.score, c.sutta_id))
     return out[:LIMIT]
+
+
+def resolve_name(library, name: str) -> AliasResolution:
+    """A title, nickname or Pali name as the agent's resolve_alias receives it: exact names first, then the looser
+    ways above (with the query embedding when the dense side is up)."""
+    return library.names.resolve(name, library.embed_query if library.dense_ready else None)

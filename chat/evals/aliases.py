@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from indexing.settings import ScholarSettings
-from tools.aliases import resolve_alias
 from tools.library import Library
+from tools.names import resolve_name as resolve_alias
 
 log = logging.getLogger(__name__)
 

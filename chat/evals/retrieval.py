@@ -137,9 +137,7 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
         sys.stdout.write(format_table(results) + "\n")
         payloads[path.stem] = _payload(results, modes)
     if "hybrid+rerank" in modes:
-        from tools.rerank import get_reranker
-
-        log.info("reranker for hybrid+rerank: %s", get_reranker(library).name)
+        log.info("reranker for hybrid+rerank: %s", library.reranker().name)
     if args.json_out:
         payload = next(iter(payloads.values())) if len(paths) == 1 else {"files": payloads}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)

@@ -76,7 +76,7 @@ class BM25Store:
         except ValueError:
             return "unreadable"
 
-    def load(self) -> "BM25Store":
+    def load(self) -> BM25Store:
         found = self.stored_tokenizer()
         if found is None:
             raise IndexingError(f"no BM25 index at {self.directory}: run `scholar ingest`")
@@ -96,6 +96,7 @@ class BM25Store:
         tokens = [t for t in self.analyzer(query) if t in self._vocab()]
         if not tokens:
             return []
+        assert self._bm25 is not None  # ready
         return self._top(self._bm25.get_scores(tokens), k, allowed)
 
     def search_weighted(self, weights: dict[str, float], k: int = 20, allowed: set[str] | None = None) -> list[BM25Hit]:
@@ -116,7 +117,7 @@ class BM25Store:
     def ids(self) -> list[str]:
         return self._ids
 
-    def weighted_scores(self, weights: dict[str, float]) -> "np.ndarray | None":
+    def weighted_scores(self, weights: dict[str, float]) -> np.ndarray | None:
         """BM25 scores of every indexed item for already-analyzed tokens, each token's contribution multiplied by
         its weight (a bridged synonym counts less than the reader's own word); None when no token is known."""
         if not self.ready:
@@ -129,6 +130,7 @@ class BM25Store:
         memo = self._last_scores  # one query is scored again for the suttas its cards found: score it once
         if memo is not None and memo[0] == key:
             return memo[1]
+        assert self._bm25 is not None  # ready
         data, indptr, indices = (self._bm25.scores[k] for k in ("data", "indptr", "indices"))
         scores = np.zeros(len(self._ids), dtype=np.float32)
         for tid, w in known:
@@ -148,8 +150,10 @@ class BM25Store:
         tid = self._vocab().get(token)
         if tid is None:
             return 0, n
+        assert self._bm25 is not None  # ready
         indptr = self._bm25.scores["indptr"]  # CSC matrix: one column per vocabulary token
         return int(indptr[tid + 1] - indptr[tid]), n
 
     def _vocab(self) -> dict:
+        assert self._bm25 is not None  # only asked once the index is ready
         return self._bm25.vocab_dict
