@@ -2,8 +2,8 @@ import time
 
 import pytest
 
-from tools.aliases import STRONG, AliasIndex, core_key
-from tools.names import resolve_name
+from tools.aliases import STRONG, AliasIndex, _words, core_key
+from tools.names import _names_a_collection, resolve_name
 
 from helpers_tools import open_library
 
@@ -76,6 +76,29 @@ def test_misspelt_names_are_fuzzy_matched_but_nonsense_returns_nothing(lib):
     assert res.candidates[0].sutta_id == "MN 21" and res.candidates[0].score < 100
     assert lib.aliases.resolve("Quantum chromodynamics sutta").candidates == []
     assert lib.aliases.resolve("What do cats eat?").candidates == []
+
+
+@pytest.mark.parametrize("phrase", ["the first sermon", "The First Sermon", "the 1st sermon"])
+def test_a_fuzzy_match_must_agree_on_the_distinctive_words(lib, phrase):
+    # a few letters from the nickname "the Fire Sermon", but all the phrase shares with it is generic ("sermon"):
+    # nothing, in a question or alone
+    assert lib.aliases.resolve(phrase).candidates == []
+    assert lib.aliases.resolve(f"What does {phrase} teach?").candidates == []
+    assert resolve_name(lib, phrase).candidates == []
+    assert lib.aliases.resolve("the Fyre Sermon").candidates[0].sutta_id == "SN 35.28"  # a misspelt name still is
+
+
+@pytest.mark.parametrize("phrase", ["the Linked Discourses", "the connected discourses", "Saṁyutta Nikāya",
+                                    "the middle length discourses"])
+def test_a_collection_name_is_not_a_sutta_name(lib, phrase):
+    # on the full index "the connected discourses" found an SN card by meaning; a collection is no sutta's name
+    assert _names_a_collection(_words(phrase))
+    assert resolve_name(lib, phrase).candidates == []
+
+
+def test_names_inside_a_collection_are_still_names():
+    assert not _names_a_collection(_words("the Fire Sermon"))
+    assert not _names_a_collection(_words("the middle way discourse"))
 
 
 def test_resolution_is_fast(lib):

@@ -43,6 +43,7 @@ GENERIC_NAME_WORDS = frozenset(
     middle big small chapter book collection famous known called named mendicant mendicants monk monks""".split()
 )
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)?$")
+_FUZZY_OWN_RATIO = 70.0  # a fuzzy name's distinctive words against the matched key's (fyre/fire: 75)
 
 
 @dataclass
@@ -69,9 +70,15 @@ HOW = {"nickname": "nickname", "title": "exact title", "title_pali": "exact Pali
        "other_title": "other translation's title"}
 
 
+def distinctive_words(key: str) -> str:
+    """The words of a folded name that could pick out one text: `the first sermon` -> ``, `fire sermon` -> `fire`."""
+    return " ".join(w for w in key.split() if w not in GENERIC_NAME_WORDS and w not in STOPWORDS
+                    and not _ORDINAL.match(w))
+
+
 def distinctive(key: str) -> bool:
     """Whether a name holds a word that could pick out one text (not only generic words, ordinals, stopwords)."""
-    return any(w not in GENERIC_NAME_WORDS and w not in STOPWORDS and not _ORDINAL.match(w) for w in key.split())
+    return bool(distinctive_words(key))
 
 
 @dataclass
@@ -266,7 +273,14 @@ class AliasIndex:
         return found
 
     def _fuzzy(self, key: str, raw: str, start: int, end: int) -> AliasMatch | None:
-        best = process.extractOne(key, self._fuzzy_keys, scorer=fuzz.ratio, score_cutoff=86)
+        # The likeness must hold on the distinctive words too: "the first sermon" is one letter-run away from
+        # "the fire sermon", but all it shares with it is generic ("sermon"), so it names nothing.
+        own = distinctive_words(key)
+        if not own:
+            return None
+        best = next((hit for hit in process.extract(key, self._fuzzy_keys, scorer=fuzz.ratio, score_cutoff=86,
+                                                    limit=5)
+                     if fuzz.ratio(own, distinctive_words(hit[0])) >= _FUZZY_OWN_RATIO), None)
         if not best:
             return None
         match_key, score, _ = best

@@ -31,6 +31,7 @@ from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal, pali_tokens
 from indexing.text import STOPWORDS, fold, tokenize
+from indexing.vocabulary import BOOKS, COLLECTIONS
 from tools.aliases import (
     GENERIC_NAME_WORDS,
     MAX_WINDOW,
@@ -115,7 +116,7 @@ class NameMatcher:
             return self._tie_break(exact, text)
         folded = [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
         content = [w for w in folded if w not in _NAME_SUFFIX_WORDS]
-        if not distinctive(" ".join(content)) or _is_question(text, folded):
+        if not distinctive(" ".join(content)) or _is_question(text, folded) or _names_a_collection(folded):
             return AliasResolution(text)
         # "X Sutta" or a name all of whose words are Pali rather than English is matched as Pali
         named = bool(folded) and (folded[-1] in _PALI_SUFFIX_WORDS or bool(_SUFFIX.search(folded[-1])))
@@ -288,6 +289,17 @@ _QUESTION_START = frozenset({
 def _is_question(text: str, folded: list[str]) -> bool:
     """A question or request ("Is the house burning down?") is search's to answer, not a name to match loosely."""
     return text.rstrip().endswith("?") or (bool(folded) and folded[0] in _QUESTION_START)
+
+
+_COLLECTION_NAMES = re.compile("|".join(
+    [h for c in COLLECTIONS.values() for h in c.hints]
+    + [re.escape(n) for b in BOOKS.values() for n in (*b.names, fold(b.english), fold(b.pali))]))
+
+
+def _names_a_collection(folded: list[str]) -> bool:
+    """"The Connected Discourses" names a collection, not a text in it: no sutta is matched loosely for it."""
+    words = folded[1:] if folded[:1] == ["the"] else folded
+    return bool(_COLLECTION_NAMES.fullmatch(" ".join(words)))
 
 
 def _combine(ways: list[list[AliasCandidate]]) -> list[AliasCandidate]:
