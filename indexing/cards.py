@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from indexing.embeddings import embed_model_name
 from indexing.settings import ScholarSettings
-from indexing.stores.bm25_store import BM25Store
+from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore, DocumentRecord, SegmentRecord
 from indexing.text import fold
@@ -272,7 +272,7 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     marker = directory / "inputs.json"
     vectors = open_card_vectors(settings)
     bm25 = BM25Store(directory / "bm25")
-    if not docs_changed and marker.exists() and bm25.stored_tokenizer() is not None:
+    if not docs_changed and marker.exists() and bm25.stored_tokenizer() == TOKENIZER_ID:
         recorded = json.loads(marker.read_text())
         if recorded.get("fingerprint") == fingerprint and 2 * recorded.get("cards", -1) == vectors.count():
             report.cards = recorded["cards"]
@@ -309,7 +309,7 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
             )
         report.embedded = len(changed)
     on_disk = load_cards(directory)
-    if changed or gone or bm25.stored_tokenizer() is None or set(on_disk) != set(digests) \
+    if changed or gone or bm25.stored_tokenizer() != TOKENIZER_ID or set(on_disk) != set(digests) \
             or any(on_disk[d].digest() != c.digest() for d, c in ((c.doc_id, c) for c in cards) if d in on_disk):
         # the JSON is written before the BM25 index, whose tokenizer file marks the pair complete
         payload = {"version": CARD_VERSION, "cards": [asdict(c) for c in cards]}

@@ -6,7 +6,9 @@ import re
 import unicodedata
 
 # Pali transliteration marks that NFKD does not take apart into base + combining mark.
-_EXTRA_FOLD = str.maketrans({"ṁ": "m", "ṃ": "m", "Ṁ": "M", "Ṃ": "M", "’": "'", "‘": "'", "“": '"', "”": '"'})
+# SuttaCentral's blurbs write ī as a dotless ı with a combining macron ("Yodhājı̄va"), which NFKD leaves dotless
+_EXTRA_FOLD = str.maketrans({"ṁ": "m", "ṃ": "m", "Ṁ": "M", "Ṃ": "M", "ı": "i", "’": "'", "‘": "'", "“": '"',
+                             "”": '"'})
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 # Plain English function words; Pali words are never removed or stemmed (see `tokenize`).

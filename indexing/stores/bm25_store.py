@@ -22,7 +22,7 @@ from indexing.text import tokenize
 
 log = logging.getLogger(__name__)
 
-TOKENIZER_ID = "scholar-fold-lightstem-v1"
+TOKENIZER_ID = "scholar-fold-lightstem-v2"  # v2: a dotless ı folds to i
 
 
 @dataclass
