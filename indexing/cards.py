@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CARD_VERSION = "cards-v2"
+CARD_VERSION = "cards-v3"
 OPENING_SEGMENTS = 40  # segments read per document to find its first non-stock lines
 OPENING_CHARS = 600
 DENSE_CHARS = 1400  # MiniLM reads ~256 word pieces; what lies beyond is cut by the model anyway
@@ -87,8 +87,10 @@ class SuttaCard:
     def name_text(self) -> str:
         """What the text is called, embedded on its own: a title is compared best with a title ("A Lotus Pond"
         with "The Bathing Tank"). A text without a title of its own goes by its first line, which readers and
-        other translators title it from ("as quick to change as the mind" -> "Quick to Reverse Itself")."""
-        names = [n for n in (self.title, self.title_pali, *self.names) if n]
+        other translators title it from ("as quick to change as the mind" -> "Quick to Reverse Itself"). Other
+        names (nicknames, other translations' titles) stay out: they are matched exactly and word by word, and
+        a dozen of them run together make a vector like none of them."""
+        names = [n for n in (self.title, self.title_pali) if n]
         if self.title:
             return "; ".join(names)
         first = re.split(r"(?<=[.?!;:—])\s", self.opening, maxsplit=1)[0] if self.opening else ""

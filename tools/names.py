@@ -81,7 +81,7 @@ class NameMatcher:
         # words of each text's opening Pali -> {sutta: position of the word's first use in the opening}
         self.pali_words: dict[str, dict[str, int]] = {}
         # English title and name tokens per sutta, and how many suttas' titles hold each token
-        self.title_tokens: dict[str, set[str]] = {}
+        self.title_tokens: dict[str, list[set[str]]] = {}  # one set per name: the title, then each other name
         self.title_df: dict[str, int] = {}
         self.by_token: dict[str, set[str]] = {}
         for card in cards.cards.values():
@@ -93,9 +93,11 @@ class NameMatcher:
             for position, word in enumerate(pali_tokens(card.opening_pali)):
                 if len(word) >= 4:
                     self.pali_words.setdefault(word, {}).setdefault(sid, position)
-            toks = {t for t in tokenize(" ".join([card.title, *card.names])) if t not in GENERIC_NAME_WORDS}
+            names = [{t for t in tokenize(n) if t not in GENERIC_NAME_WORDS} for n in (card.title, *card.names)]
+            names = [n for n in names if n]
+            toks = set().union(*names)
             if toks:
-                self.title_tokens[sid] = toks
+                self.title_tokens[sid] = names
                 for t in toks:
                     self.title_df[t] = self.title_df.get(t, 0) + 1
                     self.by_token.setdefault(t, set()).add(sid)
@@ -235,20 +237,27 @@ class NameMatcher:
         weights = self._query_tokens(text)
         if not weights:
             return []
-        shared: dict[str, float] = {}
         total_q = 0.0
+        matched: dict[str, list[str]] = {}
+        suttas: set[str] = set()
         for t, w in weights.items():
             matches = self._title_match(t)
+            matched[t] = matches
             # a word no title has cannot tell titles apart; it counts as an average title word
             total_q += w * (max(self._idf(m) for m in matches) if matches else self._mean_idf)
             for m in matches:
-                for sid in self.by_token.get(m, ()):
-                    shared[sid] = shared.get(sid, 0.0) + w * self._idf(m)
+                suttas |= self.by_token.get(m, set())
         out = []
-        for sid, s in shared.items():
-            total_t = sum(self._idf(t) for t in self.title_tokens[sid])
-            p, r = min(1.0, s / total_q), min(1.0, s / total_t)
-            f1 = 2 * p * r / (p + r) if p + r else 0.0
+        for sid in suttas:
+            # each name on its own: a text that other translators title three ways is not one long title
+            f1 = 0.0
+            for name in self.title_tokens[sid]:
+                s = sum(w * max((self._idf(m) for m in matched[t] if m in name), default=0.0)
+                        for t, w in weights.items())
+                if s <= 0.0:
+                    continue
+                p, r = min(1.0, s / total_q), min(1.0, s / sum(self._idf(t) for t in name))
+                f1 = max(f1, 2 * p * r / (p + r))
             if f1 >= 0.4:
                 out.append(self._candidate(sid, self.aliases.titles.get(sid, ""), text, FUZZY_TITLE_SCALE * f1,
                                            "fuzzy title"))
