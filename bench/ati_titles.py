@@ -1,0 +1,101 @@
+"""Other translators' titles from Access to Insight's sutta indexes, checked against our texts, as alias rows.
+
+    python bench/ati_titles.py INDEX_HTML... [--index var/index] [--out rows.csv]
+
+Each INDEX_HTML is one of Access to Insight's `tipitaka/{dn,mn,sn,an}/index.html` (the site's offline edition;
+not shipped with the repo). Every listed translation gives a row per English title (a slash separates two
+translators' titles: "The Removal of Distracting Thoughts/The Relaxation of Thoughts"). A row is kept only when
+the ID exists in our corpus and the index's own Pali name for it resolves (through `resolve_alias`'s Pali ways)
+to that ID among its candidates: Access to Insight numbers some texts otherwise than SuttaCentral, and a title
+filed under the wrong ID would send readers to the wrong sutta. Rows are printed (or written with --out) in
+`indexing/data/other_titles.csv`'s columns; the rejected ones go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import re
+import sys
+from pathlib import Path
+
+from rapidfuzz import fuzz
+
+from indexing.pali_index import nasal
+from indexing.settings import ScholarSettings
+from indexing.text import fold
+from tools.library import Library
+from tools.names import resolve_name
+
+_ENTRY = re.compile(r"<span class='sutta_title'>(?P<title>.*?)</span>\s*(?:<br\s*/?>\s*)?.*?"
+                    r"<span class='sutta_trans'>(?P<trans>.*?)</span>", re.S)
+_HEAD = re.compile(r"^(?P<id>(?:DN|MN|SN|AN) [\d.]+): (?P<pali>.+?) &mdash; (?P<english>.+)$")
+SAME_NAME = 80.0  # edit ratio of the folded Pali names, "sutta" dropped
+
+
+def _compound(pali: str) -> str:
+    return re.sub(r"(?:sutta|suttam|suttanta)$", "", re.sub(r"[^a-z]", "", nasal(fold(pali))))
+
+
+_TRANSLATOR = re.compile(r"title='Translated by ([^']+)'")
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment)).strip()
+
+
+def entries(page: str) -> list[tuple[str, str, list[str], list[str]]]:
+    """(sutta ID, Pali name, English titles, translators) for every sutta the index page lists."""
+    out = []
+    for m in _ENTRY.finditer(page):
+        head = _HEAD.match(re.sub(r"<[^>]+>", "", m.group("title")).strip())
+        if not head:
+            continue
+        # Velthuis-style spellings: `Upaneyya.m`, `Maanakaamo` (ā written aa)
+        pali = html.unescape(head.group("pali")).replace(".m", "m").replace(".n", "n")
+        pali = re.sub(r"([aiu])\1", r"\1", pali)
+        english = [t.strip() for t in html.unescape(head.group("english")).split("/") if t.strip()]
+        translators = sorted({html.unescape(t) for t in _TRANSLATOR.findall(m.group("trans"))})
+        out.append((head.group("id"), _text(pali), english, translators))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="+", type=Path)
+    parser.add_argument("--index", type=Path, default=ScholarSettings().index_dir)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    lib = Library.open(ScholarSettings(index_dir=args.index))
+    pali_title = {c.sutta_id: _compound(c.title_pali) for c in lib.names.cards.cards.values()}
+    rows, rejected = [], 0
+    for page in args.pages:
+        source = f"Access to Insight, tipitaka/{page.parent.name}/index.html"
+        for sutta_id, pali, english, translators in entries(page.read_text(encoding="utf-8")):
+            name = re.sub(r"\s*\(.*?\)", "", pali)
+            ours = pali_title.get(sutta_id)
+            if ours is None:
+                found = []
+            elif ours and fuzz.ratio(_compound(name), ours) >= SAME_NAME:
+                found = [sutta_id]
+            else:  # no Pali title of ours, or another word for it: a word of the text's opening Pali may name it
+                found = [c.sutta_id for c in resolve_name(lib, name).candidates]
+            if sutta_id not in found:
+                rejected += 1
+                sys.stderr.write(f"rejected {sutta_id} {pali!r} {english}: resolves to {found[:3]}\n")
+                continue
+            for title in english:
+                rows.append({"alias": title, "sutta_id": sutta_id, "translator": "; ".join(translators),
+                             "source": f"{source}, {pali}"})
+    sys.stderr.write(f"{len(rows)} rows kept, {rejected} suttas rejected\n")
+    fh = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
+    writer = csv.DictWriter(fh, fieldnames=["alias", "sutta_id", "translator", "source"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
