@@ -4,11 +4,13 @@
 
 Each INDEX_HTML is one of Access to Insight's `tipitaka/{dn,mn,sn,an}/index.html` (the site's offline edition;
 not shipped with the repo). Every listed translation gives a row per English title (a slash separates two
-translators' titles: "The Removal of Distracting Thoughts/The Relaxation of Thoughts"). A row is kept only when
-the ID exists in our corpus and the index's own Pali name for it resolves (through `resolve_alias`'s Pali ways)
-to that ID among its candidates: Access to Insight numbers some texts otherwise than SuttaCentral, and a title
-filed under the wrong ID would send readers to the wrong sutta. Rows are printed (or written with --out) in
-`indexing/data/other_titles.csv`'s columns; the rejected ones go to stderr.
+translators' titles: "The Removal of Distracting Thoughts/The Relaxation of Thoughts"), and one per Pali name
+where ours differs or is missing (AN 1.47 has no Pali title of its own; ATI calls it "Mudu Sutta"). A text is
+kept only when its ID exists in our corpus and the index's own Pali name for it matches our Pali title or
+resolves (through `resolve_alias`'s Pali ways) to that ID among its candidates: Access to Insight numbers some
+texts otherwise than SuttaCentral, and a title filed under the wrong ID would send readers to the wrong sutta.
+Rows are printed (or written with --out) in `indexing/data/other_titles.csv`'s columns; the rejected ones go to
+stderr.
 """
 
 from __future__ import annotations
@@ -74,19 +76,22 @@ def main() -> int:
     for page in args.pages:
         source = f"Access to Insight, tipitaka/{page.parent.name}/index.html"
         for sutta_id, pali, english, translators in entries(page.read_text(encoding="utf-8")):
-            name = re.sub(r"\s*\(.*?\)", "", pali)
+            name = re.sub(r"\s*\(.*?\)", "", pali).replace(".", "")
             ours = pali_title.get(sutta_id)
+            titles = list(english)
             if ours is None:
                 found = []
             elif ours and fuzz.ratio(_compound(name), ours) >= SAME_NAME:
                 found = [sutta_id]
             else:  # no Pali title of ours, or another word for it: a word of the text's opening Pali may name it
                 found = [c.sutta_id for c in resolve_name(lib, name).candidates]
+                # and the Pali names, which readers then use, are names we lack ("Donapaka Sutta/Donapaka Sutta")
+                titles += sorted({n.strip() for n in name.split("/") if n.strip()})
             if sutta_id not in found:
                 rejected += 1
                 sys.stderr.write(f"rejected {sutta_id} {pali!r} {english}: resolves to {found[:3]}\n")
                 continue
-            for title in english:
+            for title in titles:
                 rows.append({"alias": title, "sutta_id": sutta_id, "translator": "; ".join(translators),
                              "source": f"{source}, {pali}"})
     sys.stderr.write(f"{len(rows)} rows kept, {rejected} suttas rejected\n")

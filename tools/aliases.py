@@ -204,10 +204,11 @@ class AliasIndex:
         return 0.0
 
     def _score_entries(self, key: str, entries: list[AliasEntry], base: float, matched: str) -> list[AliasCandidate]:
-        # A curated nickname is stronger evidence than a derived title when both name the same words.
+        # A curated nickname is stronger evidence than a derived title when both name the same words, and a text's
+        # own title than another translation's title for a different text ("Gilāna Sutta").
         out: dict[str, AliasCandidate] = {}
         for e in entries:
-            score = base + (2.0 if e.source == "nickname" else 0.0)
+            score = base + {"nickname": 2.0, "other_title": -1.0}.get(e.source, 0.0)
             prev = out.get(e.sutta_id)
             if prev is None or prev.score < score:
                 out[e.sutta_id] = AliasCandidate(e.sutta_id, self.titles.get(e.sutta_id, ""), e.alias, matched,
