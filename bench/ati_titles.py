@@ -30,7 +30,8 @@ from indexing.text import fold
 from tools.library import Library
 from tools.names import resolve_name
 
-_ENTRY = re.compile(r"<span class='sutta_title'>(?P<title>.*?)</span>\s*(?:<br\s*/?>\s*)?.*?"
+# a title and the translators listed after it, never reaching past the next title (some titles list none)
+_ENTRY = re.compile(r"<span class='sutta_title'>(?P<title>(?:(?!</span>).)*)</span>(?:(?!class='sutta_title').)*?"
                     r"<span class='sutta_trans'>(?P<trans>.*?)</span>", re.S)
 _HEAD = re.compile(r"^(?P<id>(?:DN|MN|SN|AN) [\d.]+): (?P<pali>.+?) &mdash; (?P<english>.+)$")
 SAME_NAME = 80.0  # edit ratio of the folded Pali names, "sutta" dropped

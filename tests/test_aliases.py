@@ -110,3 +110,14 @@ def test_resolution_is_fast(lib):
     for q in questions:
         index.resolve(q)
     assert (time.perf_counter() - started) / len(questions) < 0.02
+
+
+def test_a_texts_own_title_outranks_another_translations_title_for_another_text(tmp_path_factory):
+    # another translation titles MN 21 "Burning": SN 35.28's own title still comes first, MN 21 is offered too
+    base = tmp_path_factory.getbasetemp()
+    titles = base / "burning-titles.csv"
+    titles.write_text("alias,sutta_id,translator,source\nBurning,MN 21,A. Translator,test\n", encoding="utf-8")
+    lib = open_library(base / "tools-index", titles_csv=titles)
+    res = resolve_name(lib, "Burning")
+    assert [c.sutta_id for c in res.candidates][:2] == ["SN 35.28", "MN 21"]
+    assert res.candidates[1].how == "other translation's title"

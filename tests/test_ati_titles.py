@@ -1,0 +1,30 @@
+"""The Access to Insight index reader behind indexing/data/other_titles.csv (bench/ati_titles.py)."""
+
+import importlib.util
+from pathlib import Path
+
+_SPEC = importlib.util.spec_from_file_location("ati_titles", Path(__file__).parents[1] / "bench" / "ati_titles.py")
+ati_titles = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(ati_titles)
+
+PAGE = """<ul>
+<li><span class='sutta_title'>SN 1.1: Ogha-tarana Sutta &mdash; Crossing over the Flood</span> (no translation)</li>
+<li><a id='mn.020.soma' name='mn.020.soma'></a><span class='sutta_title'><a title='There are 2'>MN 20:
+Vitakkasanthana Sutta &mdash; The Removal of Distracting Thoughts/The Relaxation of Thoughts</a></span>
+<br /><span class='sutta_trans'>[<a href='./mn.020.soma.html' title='Translated by Soma Thera'>Soma</a> |
+<a href='./mn.020.than.html' title='Translated by Thanissaro Bhikkhu'>Thanissaro</a>].</span></li>
+<li><span class='sutta_title'><a href='sn01/sn01.003.wlsh.html'>SN 1.9: Maanakaamo Sutta &mdash; Vain Conceits</a>
+</span><span class='sutta_trans'>[<a href='x' title='Translated by Maurice O&#039;Connell Walshe'>Walshe</a>].</span>
+<li><span class='sutta_title'>Introduction to the Middle Collection</span></li>
+</ul>"""
+
+
+def test_entries_split_titles_and_translators_and_unspell_velthuis():
+    # the first title lists no translator: it must not take the next entry's
+    rows = ati_titles.entries(PAGE.replace("MN 20:\n", "MN 20: "))
+    assert rows[0] == ("MN 20", "Vitakkasanthana Sutta", ["The Removal of Distracting Thoughts",
+                                                         "The Relaxation of Thoughts"],
+                       ["Soma Thera", "Thanissaro Bhikkhu"])
+    assert rows[1][:3] == ("SN 1.9", "Manakamo Sutta", ["Vain Conceits"])
+    assert rows[1][3] == ["Maurice O'Connell Walshe"]
+    assert len(rows) == 2  # a heading without an ID is no entry
