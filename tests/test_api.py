@@ -13,6 +13,7 @@ from chat.api.routes import create_app, mount_api
 from chat.errors import LLMUnavailableError
 from chat.pipeline.answer import Answer, Citation, TokenEvent, TraceStep
 from chat.runtime import Runtime
+from chat.sessions import memory_key
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
@@ -98,7 +99,8 @@ def _sse(text: str) -> list[tuple[str, dict]]:
 
 
 def test_query_returns_the_structured_answer(client, scholar):
-    r = client.post("/api/query", json={"query": "  What does the simile of the saw teach? ", "session_id": "s-1",
+    session = client.post("/api/sessions").json()["session_id"]
+    r = client.post("/api/query", json={"query": "  What does the simile of the saw teach? ", "session_id": session,
                                         "mode": "notes"})
     assert r.status_code == 200
     body = r.json()
@@ -106,8 +108,9 @@ def test_query_returns_the_structured_answer(client, scholar):
                 "search_types_used", "timestamp"):
         assert key in body
     assert body["citations"][0]["ref"] == "MN 21:20.1"
-    assert scholar.calls == [{"question": "What does the simile of the saw teach?", "session_id": "s-1",
-                              "mode": "notes"}]
+    assert body["session_id"] == session  # the client's ID, not the owner-scoped memory key
+    assert scholar.calls == [{"question": "What does the simile of the saw teach?",
+                              "session_id": memory_key("api", "anonymous", session), "mode": "notes"}]
 
 
 def test_query_without_mode_lets_the_scholar_choose(client, scholar):

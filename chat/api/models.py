@@ -15,12 +15,17 @@ class QueryRequest(BaseModel):
     query: str = Field(description="The question, in English (Pali terms welcome).")
     session_id: str | None = Field(
         default=None, min_length=1, max_length=128, pattern=r"^[\w.:-]+$",
-        description="Continue a conversation: follow-up questions see the earlier turns of the same session.",
+        description="Continue a conversation: follow-up questions see the earlier turns of the same session. "
+        "Sessions belong to their owner: with API keys, to the key; without, the ID must come from /api/sessions.",
     )
     mode: Literal["qa", "notes"] | None = Field(
         default=None,
         description="qa: a short cited answer; notes: long study notes. Default: chosen from the question.",
     )
+
+
+class SessionResponse(BaseModel):
+    session_id: str
 
 
 class SearchRequest(BaseModel):

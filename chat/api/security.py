@@ -18,6 +18,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from starlette.exceptions import HTTPException
 
+from chat.sessions import SessionIssuer, load_secret, memory_key
 from indexing.settings import ScholarSettings
 
 # Clients idle for longer than a window are forgotten; sweeping every N calls keeps memory bounded under churn.
@@ -99,3 +100,33 @@ def rate_dependency(limiter: SlidingWindowLimiter, what: str, auth):
             )
 
     return check
+
+
+class SessionScope:
+    """The owner-scoped memory key of an API session (chat.sessions). The issuing secret is read on first use, so
+    an API that only searches writes nothing."""
+
+    def __init__(self, settings: ScholarSettings):
+        self._secret_path = settings.resolved_memory_db.parent / "session-secret"
+        self._issuer: SessionIssuer | None = None
+        self._lock = threading.Lock()
+
+    def issuer(self) -> SessionIssuer:
+        with self._lock:
+            if self._issuer is None:
+                self._issuer = SessionIssuer(load_secret(self._secret_path))
+            return self._issuer
+
+    def issue(self) -> str:
+        return self.issuer().issue()
+
+    def memory_key(self, api_key: str | None, session_id: str | None) -> str | None:
+        if session_id is None:
+            return None
+        if api_key:
+            return memory_key("api", f"key:{api_key}", session_id)
+        if not self.issuer().valid(session_id):
+            raise HTTPException(422, "session_id: not a session this server issued; POST /api/sessions for one "
+                                     "(without API keys only issued IDs are accepted, so that no one can continue "
+                                     "another's conversation)")
+        return memory_key("api", "anonymous", session_id)
