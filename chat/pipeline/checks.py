@@ -403,6 +403,8 @@ def best_quote(question: str, passages: list[Passage], index) -> str | None:
     if best is None or best.coverage < GROUND_MIN_COVERAGE:
         return None
     quote = " ".join(best.text.split()).strip("“”\"'‘’ ").rstrip(",;:—")
+    if not best.sutta.is_suttacentral:  # a note or a PDF: named, since it has no reference to cite
+        return f"What the closest passage says: “{best.sutta.name}” reads: “{quote}”."
     return f"What the closest passage says: In {best.sutta.sutta_id} the text reads: “{quote}” [{best.ref}]."
 
 
