@@ -89,6 +89,10 @@ class ScholarSettings(BaseSettings):
         default="", description="`user:password,user2:password2` turns on the chat's password login; empty = one "
         "local reader, no login."
     )
+    chat_allowed_origins: list[str] = Field(
+        default_factory=list, description="Other web origins (`https://host:port`) allowed to call the chat from a "
+        "browser with its login cookie; empty = only the chat's own page."
+    )
 
     # --- HTTP API ---------------------------------------------------------------------------
     api_max_query_chars: int = 1000

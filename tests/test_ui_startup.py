@@ -22,9 +22,12 @@ from helpers_tools import open_library
 def chainlit_app(monkeypatch):
     """chainlit.server.app, with its routes and our callbacks put back afterwards."""
     from chainlit.config import config as cl_config
-    from chainlit.server import app
+    from chainlit.server import app, sio
 
     monkeypatch.setattr(app.router, "routes", list(app.router.routes))
+    monkeypatch.setattr(sio.eio, "cors_allowed_origins", sio.eio.cors_allowed_origins)
+    for middleware in app.user_middleware:
+        monkeypatch.setattr(middleware, "kwargs", dict(middleware.kwargs))
     for name in ("data_layer", "header_auth_callback", "password_auth_callback"):
         monkeypatch.setattr(cl_config.code, name, getattr(cl_config.code, name))
     monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
@@ -89,3 +92,22 @@ def test_starting_again_replaces_the_routes_and_sets_the_login(chainlit_app, run
     paths = [getattr(r, "path", None) for r in chainlit_app.router.routes]
     assert paths.count(FILES_ROUTE + "/{owner}/{digest}") == 1
     assert sum(getattr(r, "name", None) == "scholar-api" for r in chainlit_app.router.routes) == 1
+
+
+def test_only_the_chats_own_origin_may_use_its_cookie(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    start(runtime.settings.model_copy(update={"chat_allowed_origins": ["https://notes.example.org"]}), runtime)
+    client = TestClient(chainlit_app, base_url="http://127.0.0.1:8000")
+    evil = {"Origin": "http://127.0.0.1:9999"}
+    for r in (client.get("/project/settings", headers=evil),
+              client.options("/project/threads", headers={**evil, "Access-Control-Request-Method": "POST"})):
+        assert "access-control-allow-origin" not in r.headers
+    preflight = client.options("/project/threads", headers={"Origin": "https://notes.example.org",
+                                                            "Access-Control-Request-Method": "POST"})
+    assert preflight.headers.get("access-control-allow-origin") == "https://notes.example.org"
+
+    # the websocket handshake (Engine.IO polling, as the browser starts it) refuses a foreign origin
+    socket = "/ws/socket.io/?EIO=4&transport=polling"
+    assert client.get(socket, headers=evil).status_code == 400
+    assert client.get(socket, headers={"Origin": "http://127.0.0.1:8000"}).status_code != 400

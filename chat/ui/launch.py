@@ -79,7 +79,29 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
 
     mount_file_route(server_app, storage)
     mount_api(server_app, runtime)
+    restrict_origins(server_app, settings.chat_allowed_origins)
     return runtime
+
+
+def restrict_origins(server_app, extra: list[str]) -> None:
+    """Only the chat's own page (and `extra` origins) may use the login cookie. Chainlit's generated config.toml
+    allows every origin, with credentials: any page on the same host (another port is the same site, so the
+    SameSite=Lax cookie goes along) could read a reader's threads over HTTP or open their websocket."""
+    from chainlit.server import sio
+    from starlette.middleware.cors import CORSMiddleware
+
+    allowed = [o.rstrip("/") for o in extra if o.strip() and o.strip() != "*"]
+    for middleware in server_app.user_middleware:
+        if middleware.cls is CORSMiddleware:
+            middleware.kwargs["allow_origins"] = allowed  # none: no CORS headers, the browser keeps it same-origin
+    server_app.middleware_stack = None  # rebuilt with these options on the next request
+
+    def origin_allowed(origin: str, environ: dict) -> bool:
+        own = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}"
+        return origin == own or origin in allowed
+
+    # Websockets are not subject to CORS at all: the Socket.IO server checks the Origin header itself.
+    sio.eio.cors_allowed_origins = origin_allowed
 
 
 # ---- `scholar chat` -----------------------------------------------------------------------------------------
