@@ -15,15 +15,32 @@ import os
 import secrets
 from pathlib import Path
 
+from chat.errors import ChatError
+
 LOCAL_READER = "reader"
 
 
+class UsersSpecError(ChatError):
+    """SCHOLAR_CHAT_USERS cannot be read; the chat refuses to start rather than run without the login asked for."""
+
+
 def parse_users(spec: str) -> dict[str, str]:
+    """`name:password,name2:password2` -> {name: password}; an empty spec is no login. Anything malformed raises:
+    a half-read list would silently turn the login off or cut a password short."""
     users: dict[str, str] = {}
-    for item in spec.split(","):
+    if not spec.strip():
+        return users
+    for n, item in enumerate(spec.split(","), start=1):
         name, sep, password = item.strip().partition(":")
-        if sep and name.strip() and password:
-            users[name.strip()] = password
+        name = name.strip()
+        problem = ("is empty" if not item.strip() else
+                   "has no ':' between name and password (passwords cannot contain ',')" if not sep else
+                   "has no name" if not name else
+                   "has an empty password" if not password else
+                   f"repeats the user {name!r}" if name in users else None)
+        if problem:
+            raise UsersSpecError(f"SCHOLAR_CHAT_USERS: entry {n} {problem}; write it as name:password,name2:password2")
+        users[name] = password
     return users
 
 

@@ -124,6 +124,9 @@ def chainlit_env(base: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def run_chat(args, settings: ScholarSettings) -> int:
+    from chat.ui.auth import parse_users
+
+    parse_users(settings.chat_users)  # a malformed login list stops here, with its reason, before any server starts
     cmd = chainlit_command(args.host, args.port, args.headless)
     log.info("starting the chat on http://%s:%d (index %s)", args.host, args.port, settings.index_dir)
     if not (settings.index_dir / "docstore.sqlite").exists():
