@@ -99,6 +99,10 @@ class ScholarSettings(BaseSettings):
     api_query_rate: int = Field(default=10, description="Queries per client per minute.")
     api_search_rate: int = Field(default=20, description="Searches per client per minute.")
     api_keys: list[str] = Field(default_factory=list, description="If set, X-API-Key must be one of these.")
+    trusted_proxies: list[str] = Field(
+        default_factory=list, description="Addresses of reverse proxies whose X-Forwarded-For is believed (the rate "
+        "limits then count the client it names). Empty: the header is ignored and the peer address counts."
+    )
 
     @property
     def resolved_ocr_cache(self) -> Path:

@@ -277,5 +277,16 @@ def run_server(args, settings: ScholarSettings) -> int:
     # Loading up front makes the first request fast and a missing index an immediate, readable error.
     runtime.library()
     log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
+    uvicorn.Server(server_config(app, args.host, args.port, settings)).run()
     return 0
+
+
+def server_config(app, host: str, port: int, settings: ScholarSettings):
+    """uvicorn's options for `scholar serve`. uvicorn believes X-Forwarded-For from loopback by default, so any
+    local client could claim a fresh address per request and never meet the rate limit: only the configured
+    proxies are believed."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False,
+                          proxy_headers=bool(settings.trusted_proxies),
+                          forwarded_allow_ips=list(settings.trusted_proxies))

@@ -112,9 +112,11 @@ def chainlit_command(host: str, port: int, headless: bool) -> list[str]:
     return cmd
 
 
-def chainlit_env(base: dict[str, str] | None = None) -> dict[str, str]:
+def chainlit_env(base: dict[str, str] | None = None, trusted_proxies: list[str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     env["CHAINLIT_APP_ROOT"] = str(REPO)
+    # Chainlit's uvicorn believes X-Forwarded-For from loopback unless told otherwise: only configured proxies.
+    env["FORWARDED_ALLOW_IPS"] = ",".join(trusted_proxies or [])
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     env.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -132,7 +134,7 @@ def run_chat(args, settings: ScholarSettings) -> int:
     if not (settings.index_dir / "docstore.sqlite").exists():
         log.warning("no index at %s yet: the chat will start, but run `scholar ingest` before asking",
                     settings.index_dir)
-    child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env())
+    child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env(trusted_proxies=settings.trusted_proxies))
 
     def kill_if_running() -> None:
         if child.poll() is None:
