@@ -95,3 +95,23 @@ def test_issued_ids_survive_a_restart_and_the_secret_is_private(tmp_path):
     assert path.stat().st_mode & 0o077 == 0
     assert not SessionIssuer(b"another secret").valid(sid)
     assert not first.valid("s-abc.def") and not first.valid(sid + "x")
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/api/query", b'{"query": "What is burning? \\ud800"}'),
+    ("/api/search", b'{"query": "\\udfff burning"}'),
+    ("/api/search", b'{"query": "burning", "collection": "\\ud800"}'),
+])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_lone_surrogate_is_a_4xx_with_a_reason_and_nothing_is_saved(base, tmp_path, path, body, stream):
+    scholar, llm = scholar_for(base, [FIRST, FOLLOW], memory_db=tmp_path / "memory.sqlite")
+    client = _client(scholar, api_keys=["k"])
+    headers = {"X-API-Key": "k", "Content-Type": "application/json"}
+    if stream:
+        headers["Accept"] = "text/event-stream"
+    if path == "/api/query":
+        body = body[:-1] + b', "session_id": "kept"}'
+    r = client.post(path, content=body, headers=headers)
+    assert r.status_code == 422 and "surrogate" in r.json()["detail"]
+    assert llm.prompts == []
+    assert not (tmp_path / "memory.sqlite").exists()
