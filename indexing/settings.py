@@ -65,7 +65,13 @@ class ScholarSettings(BaseSettings):
     ollama_host: str = Field(default="http://127.0.0.1:11434", validation_alias="OLLAMA_HOST")
     ollama_model: str = "qwen2.5:7b-instruct"
     ollama_embed_model: str = "nomic-embed-text"
-    ollama_request_timeout: float = 120.0
+    ollama_request_timeout: float = Field(default=120.0, description="Seconds between streamed chunks (or for a "
+                                          "whole unstreamed reply) before the server counts as hung.")
+    ollama_first_token_timeout: float = Field(
+        default=30.0, description="Seconds for a streamed reply to start (prompt processing, a cold model load). "
+        "A server that misses it is not asked again for ollama_dead_for_s: a hung Ollama costs one turn this long."
+    )
+    ollama_dead_for_s: float = Field(default=30.0, description="How long a timed-out Ollama is not asked again.")
     ollama_connect_timeout: float = 3.0
     llm_context_window: int = 8192
     llm_max_tokens: int = 512
