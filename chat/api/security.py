@@ -51,6 +51,18 @@ class SlidingWindowLimiter:
             log.append(now)
             return None
 
+    def peek(self, client: str) -> float | None:
+        """Like `hit`, without counting a request: None when one would be allowed now."""
+        if self.limit <= 0:
+            return None
+        now = self._clock()
+        with self._lock:
+            log = self._hits.get(client)
+            recent = [t for t in log or () if t > now - self.window_s]
+            if len(recent) >= self.limit:
+                return max(recent[0] + self.window_s - now, 0.0)
+            return None
+
     def reset(self) -> None:
         with self._lock:
             self._hits.clear()

@@ -40,8 +40,10 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     from chainlit.server import app as server_app
 
     from chat.api.routes import mount_api
-    from chat.ui.auth import LOCAL_READER, check_password, ensure_auth_secret, parse_users
+    from chat.ui.auth import LOCAL_READER, ensure_auth_secret, parse_users
     from chat.ui.history import build_data_layer, ensure_user, mount_file_route
+    from chat.ui.logins import LoginGuard, logout_handler
+    from chat.ui.logins import install as install_login_guard
 
     # A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
     runtime = runtime or Runtime(settings, llm_retry_after_s=0)
@@ -58,12 +60,16 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
 
     layer, storage = build_data_layer(settings.resolved_chat_db)
     cl.data_layer(lambda: layer)
-    ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
+    secret = ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
     users = parse_users(settings.chat_users)
+    # Tokens count only while their user, password and login are current; logout revokes; guesses are throttled.
+    guard = LoginGuard(users, LOCAL_READER, secret, settings.resolved_chat_db)
+    install_login_guard(guard)
+    cl.on_logout(logout_handler(guard))
     if users:
         async def password_login(username: str, password: str) -> cl.User | None:
-            if check_password(users, username, password):
-                return cl.User(identifier=username, metadata={"provider": "credentials"})
+            if guard.password_login(username, password):
+                return cl.User(identifier=username, metadata=guard.stamp({"provider": "credentials"}, username))
             return None
 
         cl.password_auth_callback(password_login)
@@ -72,7 +78,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         ensure_user(settings.resolved_chat_db, LOCAL_READER)
 
         async def local_reader(headers) -> cl.User | None:
-            return cl.User(identifier=LOCAL_READER, metadata={"provider": "local"})
+            return cl.User(identifier=LOCAL_READER, metadata=guard.stamp({"provider": "local"}, LOCAL_READER))
 
         cl.header_auth_callback(local_reader)
         cl_config.code.password_auth_callback = None
