@@ -545,3 +545,32 @@ def test_default_llm_factory_with_the_scripted_provider_answers_end_to_end(setti
     assert final["trace"] and final["search_types_used"]
     health = client.get("/api/health").json()["llm"]
     assert health["loaded"] is True and health["live"].startswith("scripted")
+
+
+def test_wrong_api_keys_are_throttled_per_address(settings, library, scholar):
+    from chat.api.security import FAILED_KEYS_PER_MINUTE
+
+    settings.api_keys = ["s3cret"]
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=scholar)))
+    codes = [client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": f"guess-{i}"}).status_code
+             for i in range(FAILED_KEYS_PER_MINUTE + 2)]
+    assert codes == [401] * FAILED_KEYS_PER_MINUTE + [429, 429]
+    refused = client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": "s3cret"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1  # a right guess learns nothing
+
+
+def test_health_without_a_key_shows_only_the_status_and_never_probes(settings, library, scholar, monkeypatch):
+    from chat.api import routes
+
+    probes = []
+    monkeypatch.setattr(routes, "probe_providers", lambda s: probes.append(1) or {"ollama": {}})
+    settings.api_keys = ["s3cret"]
+    settings.ollama_host = "http://10.1.2.3:11434"
+    client = TestClient(create_app(Runtime(settings, library=library)))
+    for headers in ({}, {"X-API-Key": "wrong"}):
+        r = client.get("/api/health?probe=true", headers=headers)
+        assert r.status_code == 200 and r.json()["status"] in ("ok", "degraded")
+        assert str(settings.index_dir) not in r.text and "10.1.2.3" not in r.text
+    assert probes == []
+    full = client.get("/api/health?probe=true", headers={"X-API-Key": "s3cret"}).json()
+    assert full["index"]["dir"] == str(settings.index_dir) and probes == [1]

@@ -30,7 +30,13 @@ from chat.api.models import (
     SuttaResponse,
 )
 from chat.api.passages import answer_without_llm, passage_out, run_search, sutta_text
-from chat.api.security import SessionScope, SlidingWindowLimiter, auth_dependency, rate_dependency
+from chat.api.security import (
+    SessionScope,
+    SlidingWindowLimiter,
+    auth_dependency,
+    key_is_valid,
+    rate_dependency,
+)
 from chat.errors import ChatError
 from chat.pipeline.answer import Answer
 from chat.providers.select import probe_providers
@@ -214,9 +220,16 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
 
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
     def health(probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
-                                                "embedded) before one has been built.")] = False):
-        """Whether the index is loaded, its size, and which LLM and embedding provider are live."""
-        body, code = _health(runtime, probe)
+                                                "embedded) before one has been built.")] = False,
+               x_api_key: Annotated[str | None, Header()] = None):
+        """Whether the index is loaded, its size, and which LLM and embedding provider are live. With API keys
+        configured, only the status without a valid key: paths, hosts and errors are for the key holders, and
+        only they can make the server probe its LLM."""
+        trusted = key_is_valid(settings, x_api_key)
+        body, code = _health(runtime, probe and trusted)
+        if not trusted:
+            body = HealthResponse(status=body.status, index={"loaded": body.index.get("loaded", False)},
+                                  embedding={}, llm={"note": "details need an X-API-Key"})
         return JSONResponse(body.model_dump(), status_code=code)
 
     return app

@@ -86,13 +86,34 @@ def client_key(request: Request, api_key: str | None) -> str:
     return f"ip:{request.client.host if request.client else 'unknown'}"
 
 
+FAILED_KEYS_PER_MINUTE = 10
+
+
+def key_is_valid(settings: ScholarSettings, key: str | None) -> bool:
+    """True when no keys are configured (everyone is trusted alike) or `key` is one of them."""
+    keys = [k for k in settings.api_keys if k]
+    if not keys:
+        return True
+    return key is not None and any(hmac.compare_digest(key.encode(), k.encode()) for k in keys)
+
+
 def auth_dependency(settings: ScholarSettings):
     keys = [k for k in settings.api_keys if k]
+    # Counted per address before the key is compared: over the limit, even a right key is refused for the rest of
+    # the minute, or a guesser could keep guessing and learn from the one answer that differs.
+    failures = SlidingWindowLimiter(FAILED_KEYS_PER_MINUTE)
 
-    def check(x_api_key: Annotated[str | None, Header(description="Required when the server has API keys.")] = None):
+    def check(request: Request,
+              x_api_key: Annotated[str | None, Header(description="Required when the server has API keys.")] = None):
         if not keys:
             return None
+        peer = client_key(request, None)
+        wait = failures.peek(peer)
+        if wait is not None:
+            raise HTTPException(429, f"too many invalid X-API-Key headers from this address; retry in "
+                                     f"{retry_after_header(wait)} s", headers={"Retry-After": retry_after_header(wait)})
         if not x_api_key or not any(hmac.compare_digest(x_api_key.encode(), k.encode()) for k in keys):
+            failures.hit(peer)
             raise HTTPException(401, "missing or invalid X-API-Key header", headers={"WWW-Authenticate": "X-API-Key"})
         return x_api_key
 
