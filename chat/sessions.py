@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from pathlib import Path
+
+from chat.private import write_private
 
 ISSUED_PREFIX = "s-"
 
@@ -49,11 +50,6 @@ def load_secret(path: Path) -> bytes:
         return bytes.fromhex(path.read_text(encoding="utf-8").strip())
     except (FileNotFoundError, ValueError):
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
     secret = secrets.token_bytes(32)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(secret.hex())
-    os.replace(tmp, path)
+    write_private(path, secret.hex().encode("ascii"))
     return secret

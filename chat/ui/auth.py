@@ -16,6 +16,7 @@ import secrets
 from pathlib import Path
 
 from chat.errors import ChatError
+from chat.private import write_private
 
 LOCAL_READER = "reader"
 
@@ -58,9 +59,7 @@ def ensure_auth_secret(secret_file: Path) -> str:
     if secret_file.exists():
         secret = secret_file.read_text(encoding="utf-8").strip()
     if not secret:
-        secret_file.parent.mkdir(parents=True, exist_ok=True)
         secret = secrets.token_urlsafe(48)
-        secret_file.write_text(secret, encoding="utf-8")
-        secret_file.chmod(0o600)
+        write_private(secret_file, secret.encode("utf-8"))  # 0600 from its creation, not chmod-ed after
     os.environ["CHAINLIT_AUTH_SECRET"] = secret  # read by chainlit.auth when it signs and checks tokens
     return secret

@@ -21,6 +21,8 @@ from urllib.parse import quote
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.data.storage_clients.base import BaseStorageClient
 
+from chat.private import private_dir, private_file, write_private
+
 log = logging.getLogger(__name__)
 
 FILES_ROUTE = "/scholar-files"
@@ -55,7 +57,7 @@ CREATE TABLE IF NOT EXISTS feedbacks (
 
 
 def ensure_schema(db_path: Path) -> None:
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    private_file(db_path)  # readers' conversations: theirs (and the server's) only; WAL files take its mode
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
@@ -75,8 +77,7 @@ class LocalFileStorage(BaseStorageClient):
     """Element payloads as files named by a hash of their object key (keys hold user text: never a path)."""
 
     def __init__(self, root: Path):
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = private_dir(Path(root))
 
     def _path(self, object_key: str) -> Path:
         return self.root / hashlib.sha256(object_key.encode("utf-8")).hexdigest()
@@ -91,8 +92,8 @@ class LocalFileStorage(BaseStorageClient):
         if path.exists() and not overwrite:
             return {"object_key": object_key, "url": await self.get_read_url(object_key)}
         payload = data.encode("utf-8") if isinstance(data, str) else data
-        path.write_bytes(payload)
-        path.with_suffix(".mime").write_text(mime, encoding="utf-8")
+        write_private(path, payload)
+        write_private(path.with_suffix(".mime"), mime.encode("utf-8"))
         return {"object_key": object_key, "url": await self.get_read_url(object_key)}
 
     async def delete_file(self, object_key: str) -> bool:
