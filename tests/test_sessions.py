@@ -115,3 +115,4 @@ def test_a_lone_surrogate_is_a_4xx_with_a_reason_and_nothing_is_saved(base, tmp_
     assert r.status_code == 422 and "surrogate" in r.json()["detail"]
     assert llm.prompts == []
     assert not (tmp_path / "memory.sqlite").exists()
+
