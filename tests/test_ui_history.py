@@ -61,6 +61,10 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
         __import__("chainlit.types", fromlist=["ThreadFilter"]).ThreadFilter(userId=user.id))
     assert [t["id"] for t in listed.data] == [thread_id]
 
+    # what Chainlit's element endpoint reads when the reopened thread's panel is clicked (props stored NULL)
+    fetched = await layer.get_element(thread_id, element["id"])
+    assert fetched is not None and fetched["props"] == {} and fetched["url"] == element["url"]
+
     digest = element["url"].rsplit("/", 1)[1]
     assert storage.read(user.id, digest) == (panel.content.encode(), "text/plain")
     assert storage.read(user.id, "../../etc/passwd") is None

@@ -1,7 +1,8 @@
 """Chat history on SQLite through Chainlit's SQLAlchemy data layer, and a local folder for its side elements.
 
 Chainlit does not create the data layer's tables; `ensure_schema` does, with the columns Chainlit 2.12 writes
-(its documented schema plus `modes`, `autoCollapse`, `icon`, `props`, `autoPlay`, `playerConfig`). Elements (the
+(its documented schema plus `modes`, `autoCollapse`, `icon`, `props`, `autoPlay`, `playerConfig`). Stored files
+and the database are readable by their owner only (chat/private.py). Elements (the
 passage panels, trace files) need a storage client to be persisted; `LocalFileStorage` keeps them under
 <chat_db folder>/files and `file_route` serves them back, to their owner only, when a past chat is reopened.
 """
@@ -126,7 +127,14 @@ class SQLiteDataLayer(SQLAlchemyDataLayer):
 
     async def execute_sql(self, query: str, parameters: dict):
         encoded = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in parameters.items()}
-        return await super().execute_sql(query, encoded)
+        result = await super().execute_sql(query, encoded)
+        if isinstance(result, list):
+            # An element without props is stored with props NULL, and get_element then json.loads(None): a 500 for
+            # the thread's own user reopening a panel. Read NULL as no props.
+            for row in result:
+                if isinstance(row, dict) and "props" in row and row["props"] is None:
+                    row["props"] = "{}"
+        return result
 
 
 def build_data_layer(db_path: Path) -> tuple[SQLAlchemyDataLayer, LocalFileStorage]:
