@@ -114,3 +114,23 @@ def test_a_link_out_of_the_corpus_is_not_followed_and_is_reported(settings, tmp_
         assert any("Generosity" in p.text for p in search(library, "generosity", k=5, mode="bm25").passages)
     finally:
         Library.forget()
+
+
+def test_a_failed_ocr_is_reported_with_its_reason_not_document_closed(settings, tmp_path, fake_embed, monkeypatch):
+    from indexing.errors import SourceError
+    from indexing.sources import pdf
+
+    def tools_missing(source, target):
+        raise SourceError(f"scanned PDF but OCR tools are missing ({pdf.APT_HINT})")
+
+    monkeypatch.setattr(pdf, "_run_ocr", tools_missing)
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    blank = pymupdf.open()
+    blank.new_page()  # no text layer: a scan as far as the reader can tell
+    blank.save(scans / "scan.pdf")
+    blank.close()
+    report = ingest(settings.model_copy(update={"corpus_paths": [scans]}), [scans], embed_model=fake_embed,
+                    progress=False)
+    [(path, reason)] = report.skipped
+    assert path.endswith("scan.pdf") and "OCR tools are missing (apt-get install" in reason
