@@ -60,3 +60,28 @@ def test_a_configured_proxy_is_believed(library):
                             headers={"X-Forwarded-For": f"203.0.113.{i}"}, timeout=10).status_code
                  for i in (1, 1, 2)]
     assert codes == [200, 429, 200]  # one limit per client the proxy names
+
+
+@pytest.mark.parametrize("partial", [
+    b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty",  # headers never finished
+    b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    b'{"query": "bur',  # a body that stops coming
+])
+def test_a_client_that_sends_its_request_slowly_is_cut_off(library, partial):
+    import socket
+
+    settings = library.settings.model_copy(update={"api_read_timeout": 1.0})
+    with serving(settings, library) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(partial)
+            started = time.monotonic()
+            try:
+                while sock.recv(4096):  # until the server closes the connection
+                    pass
+            except (ConnectionResetError, TimeoutError):
+                pass
+            assert time.monotonic() - started < 5  # closed at the read timeout, not held for the socket's 10 s
+        # the server still serves well-behaved clients
+        assert httpx.post(f"{url}/api/search", json={"query": "burning", "k": 1, "mode": "bm25"},
+                          timeout=10).status_code == 200

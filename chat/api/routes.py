@@ -297,9 +297,12 @@ def run_server(args, settings: ScholarSettings) -> int:
 def server_config(app, host: str, port: int, settings: ScholarSettings):
     """uvicorn's options for `scholar serve`. uvicorn believes X-Forwarded-For from loopback by default, so any
     local client could claim a fresh address per request and never meet the rate limit: only the configured
-    proxies are believed."""
+    proxies are believed. A request must arrive whole within api_read_timeout seconds (chat.api.slow_clients)."""
     import uvicorn
+
+    from chat.api.slow_clients import protocol_with_timeout
 
     return uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False,
                           proxy_headers=bool(settings.trusted_proxies),
-                          forwarded_allow_ips=list(settings.trusted_proxies))
+                          forwarded_allow_ips=list(settings.trusted_proxies),
+                          http=protocol_with_timeout(settings.api_read_timeout))
