@@ -574,3 +574,11 @@ def test_health_without_a_key_shows_only_the_status_and_never_probes(settings, l
     assert probes == []
     full = client.get("/api/health?probe=true", headers={"X-API-Key": "s3cret"}).json()
     assert full["index"]["dir"] == str(settings.index_dir) and probes == [1]
+
+
+@pytest.mark.parametrize("payload", [{"query": "saw", "collection": "x" * 60_000},
+                                     {"query": "saw", "mode": "y" * 60_000},
+                                     {"query": "saw", "k": "9" * 60_000}])
+def test_a_refused_value_is_not_echoed_back(client, payload):
+    r = client.post("/api/search", json=payload)
+    assert r.status_code == 422 and len(r.content) < 2000

@@ -47,7 +47,8 @@ class SearchRequest(BaseModel):
     query: Text = Field(description="Words to search for.")
     k: int = Field(default=8, ge=1, le=50, strict=True, description="How many passages to return (1-50).")
     mode: Literal["hybrid", "bm25", "dense"] = Field(default="hybrid")
-    collection: Text | None = Field(default=None, description="Restrict to one collection: DN, MN, SN, AN or KN (Dhp).")
+    collection: Text | None = Field(default=None, max_length=32,
+                                    description="Restrict to one collection: DN, MN, SN, AN or KN (Dhp).")
 
 
 class PassageOut(BaseModel):
