@@ -82,3 +82,17 @@ def test_the_side_panel_of_a_markdown_passage_shows_its_text(notes_library, capl
                                                    chunk_id=p.chunk_id))
     assert "twenty paces" in panel
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+
+def test_an_uncited_draft_with_nothing_to_quote_is_still_marked(notes_library):
+    from types import SimpleNamespace
+
+    from tools.verifier import Verdict
+
+    claim = "Novices carry three robes on the evening pilgrimage."
+    report = SimpleNamespace(verdicts=[Verdict(sentence=claim, verdict="uncited")])
+    text, claims = checks.ground_uncited(claim, report, "Which robes should a novice carry on a pilgrimage?",
+                                         _passages(notes_library), notes_library.evidence)
+    assert "What the closest passage says" not in text  # nothing in the notes to quote for this
+    assert [c.verdict for c in claims] == ["uncited"] and text != claim  # but the claim is marked
