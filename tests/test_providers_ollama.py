@@ -268,3 +268,13 @@ async def test_a_turn_against_a_hung_ollama_costs_one_first_token_timeout(ollama
     assert answer.citations  # the passages search found
     assert len(fake.chat_requests()) == 1  # the fallback did not wait on the same dead server again
     assert took < 15  # far below one request timeout (30 s), let alone two
+
+
+async def test_a_server_that_is_not_ollama_is_one_clear_error_on_every_path(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        fake.garbage = True
+        llm = _llm(ollama_settings, fake.url)
+        for call in (lambda: llm.achat(USER), lambda: _astream_text(llm), lambda: asyncio.to_thread(llm.chat, USER),
+                     lambda: asyncio.to_thread(_stream_text, llm)):
+            with pytest.raises(LLMUnavailableError, match="did not answer like Ollama"):
+                await call()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -94,7 +95,8 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, ConnectionResetError))
 
 
-_EXPECTED = (ollama.ResponseError, httpx.HTTPError, ConnectionError)
+# JSONDecodeError: a server on the port that is not Ollama answers with something that is not its JSON
+_EXPECTED = (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError)
 
 
 class FirstTokenTimeout(httpx.TimeoutException):
@@ -209,6 +211,10 @@ class OllamaLLM(Ollama):
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, ConnectionResetError)):
             return LLMUnavailableError(
                 f"Ollama at {host} dropped the connection ({exc.__class__.__name__}); try again."
+            )
+        if isinstance(exc, json.JSONDecodeError):
+            return LLMUnavailableError(
+                f"the server at {host} did not answer like Ollama (its reply is not Ollama's JSON): check OLLAMA_HOST."
             )
         return LLMUnavailableError(f"Ollama at {host} failed: {exc.__class__.__name__}: {exc}")
 
