@@ -116,3 +116,20 @@ def test_a_lone_surrogate_is_a_4xx_with_a_reason_and_nothing_is_saved(base, tmp_
     assert llm.prompts == []
     assert not (tmp_path / "memory.sqlite").exists()
 
+
+
+def test_the_cli_session_is_a_namespace_of_its_own(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from chat.cli.ask import run_ask
+    from chat.pipeline.answer import Answer
+
+    from scholar_helpers import FakeScholar
+
+    scholar = FakeScholar(Answer(answer="All is burning.", status="answered", confidence=1.0))
+    runtime = SimpleNamespace(scholar=lambda: scholar)
+    args = SimpleNamespace(question="What is burning?", session="9b1deb4d-chat-thread", mode="auto", json=True,
+                           trace=None)
+    assert run_ask(args, runtime) == 0
+    assert scholar.calls[0]["session_id"] == memory_key("cli", "local", "9b1deb4d-chat-thread")
+    assert scholar.calls[0]["session_id"] != memory_key("chat", "reader", "9b1deb4d-chat-thread")
