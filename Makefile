@@ -10,7 +10,7 @@ export ANONYMIZED_TELEMETRY := False
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench clean-index lock
+.PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench probe clean-index lock
 
 run: setup index model chat
 
@@ -83,6 +83,10 @@ eval: setup index
 bench: setup
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/load_api.py
+
+# Isolation, rate-limit, malformed-input and CORS checks against real servers on loopback (scripted LLM).
+probe: setup index
+	$(BIN)/python bench/probe.py
 
 clean-index:
 	rm -rf var/index

@@ -124,7 +124,8 @@ def ingest(
 
     todo: list[tuple[Path, Reader, str]] = []
     seen: set[str] = set()
-    for path, reader in discover(roots):
+    outside = report.skipped.append  # links out of the corpus: reported, never read nor recorded
+    for path, reader in discover(roots, on_outside=lambda link, why: outside((str(link), why))):
         report.files_seen += 1
         key = str(path)
         seen.add(key)

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BeforeValidator, Field
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # The repo sits beside ../shared in every checkout; a default that works there keeps `make` targets short.
 _REPO = Path(__file__).resolve().parent.parent
 _SHARED = _REPO.parent / "shared"
+
+
+def _names(value: object) -> object:
+    """A list setting from the environment: `a,b`, a JSON list, or empty (`SCHOLAR_API_KEYS=` means none)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        return json.loads(text)
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+# Not JSON-decoded by pydantic-settings, which fails on an empty value before any validator runs.
+NameList = Annotated[list[str], NoDecode, BeforeValidator(_names)]
 
 
 class ScholarSettings(BaseSettings):
@@ -87,7 +102,13 @@ class ScholarSettings(BaseSettings):
     ollama_host: str = Field(default="http://127.0.0.1:11434", validation_alias="OLLAMA_HOST")
     ollama_model: str = "qwen2.5:7b-instruct"
     ollama_embed_model: str = "nomic-embed-text"
-    ollama_request_timeout: float = 120.0
+    ollama_request_timeout: float = Field(default=120.0, description="Seconds between streamed chunks (or for a "
+                                          "whole unstreamed reply) before the server counts as hung.")
+    ollama_first_token_timeout: float = Field(
+        default=30.0, description="Seconds for a streamed reply to start (prompt processing, a cold model load). "
+        "A server that misses it is not asked again for ollama_dead_for_s: a hung Ollama costs one turn this long."
+    )
+    ollama_dead_for_s: float = Field(default=30.0, description="How long a timed-out Ollama is not asked again.")
     ollama_connect_timeout: float = 3.0
     llm_context_window: int = 8192
     llm_max_tokens: int = 512
@@ -111,12 +132,23 @@ class ScholarSettings(BaseSettings):
         default="", description="`user:password,user2:password2` turns on the chat's password login; empty = one "
         "local reader, no login."
     )
+    chat_allowed_origins: NameList = Field(
+        default_factory=list, description="Other web origins (`https://host:port`) allowed to call the chat from a "
+        "browser with its login cookie; empty = only the chat's own page."
+    )
 
     # --- HTTP API ---------------------------------------------------------------------------
     api_max_query_chars: int = 1000
     api_query_rate: int = Field(default=10, description="Queries per client per minute.")
     api_search_rate: int = Field(default=20, description="Searches per client per minute.")
-    api_keys: list[str] = Field(default_factory=list, description="If set, X-API-Key must be one of these.")
+    api_read_timeout: float = Field(default=15.0, description="Seconds a client has to send a request's headers "
+                                    "and body to `scholar serve` before the connection is closed.")
+    api_keys: NameList = Field(default_factory=list, description="If set, X-API-Key must be one of these "
+                               "(comma-separated or a JSON list; empty: no keys).")
+    trusted_proxies: NameList = Field(
+        default_factory=list, description="Addresses of reverse proxies whose X-Forwarded-For is believed (the rate "
+        "limits then count the client it names). Empty: the header is ignored and the peer address counts."
+    )
 
     @property
     def resolved_ocr_cache(self) -> Path:

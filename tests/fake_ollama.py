@@ -31,6 +31,7 @@ class FakeOllama:
         self.fail_next = 0
         self.reset_next = 0
         self.hang = False
+        self.garbage = False  # answer /api/chat with text that is not JSON, as a wrong server on the port would
         self.requests: list[tuple[str, str, dict]] = []  # (method, path, json body)
         self._release = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -97,6 +98,14 @@ class FakeOllama:
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     self.close_connection = True
                     self.connection.close()
+                    return
+                if fake.garbage:
+                    body = b"<html>not ollama</html>\n"
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
                     return
                 if fake.fail_next > 0:
                     fake.fail_next -= 1

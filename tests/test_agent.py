@@ -85,6 +85,29 @@ async def test_malformed_twice_falls_back_to_answering_from_the_passages(base):
     assert "burning" in streamed and answer.citations
 
 
+async def test_the_fallback_never_streams_a_scratchpad_the_model_wrote_anyway(base):
+    bad = "Thought: hmm\nAction: lookup_sutta\nAction Input: SN 35.28"
+    direct = ("Thought: The passages say the senses burn.\nAnswer: All is burning: the eye, sights and eye "
+              "consciousness are burning [SN 35.28:1.3–2.1].\nThought: done")
+    scholar, _ = scholar_for(base, [bad, bad, direct, FOLLOW])
+    streamed, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert "Thought" not in streamed and "Answer:" not in streamed
+    assert streamed.startswith("All is burning") and streamed.rstrip().endswith("[SN 35.28:1.3–2.1].")
+    assert answer.status == "answered" and "Thought" not in answer.answer
+
+
+def test_prose_passes_through_the_fallback_filter_whole():
+    from chat.pipeline.reply import ProseFilter
+
+    reply = "The eye is burning.\nSo are sights.\nok"
+    prose, out = ProseFilter(), ""
+    for i in range(1, len(reply) + 1):
+        out += prose.feed(reply[:i])
+    out += prose.feed(reply, final=True)
+    assert out == reply
+    assert ProseFilter().feed("Thou") == ""  # may become "Thought:": held
+
+
 async def test_step_limit_ends_in_a_best_answer_not_an_exception(base):
     call = 'Thought: more.\nAction: search_passages\nAction Input: {"query": "burning"}'
     direct = "The eye is burning [SN 35.28:1.3–2.1]."

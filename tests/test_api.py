@@ -13,6 +13,7 @@ from chat.api.routes import create_app, mount_api
 from chat.errors import LLMUnavailableError
 from chat.pipeline.answer import Answer, Citation, TokenEvent, TraceStep
 from chat.runtime import Runtime
+from chat.sessions import memory_key
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
@@ -98,7 +99,8 @@ def _sse(text: str) -> list[tuple[str, dict]]:
 
 
 def test_query_returns_the_structured_answer(client, scholar):
-    r = client.post("/api/query", json={"query": "  What does the simile of the saw teach? ", "session_id": "s-1",
+    session = client.post("/api/sessions").json()["session_id"]
+    r = client.post("/api/query", json={"query": "  What does the simile of the saw teach? ", "session_id": session,
                                         "mode": "notes"})
     assert r.status_code == 200
     body = r.json()
@@ -106,8 +108,9 @@ def test_query_returns_the_structured_answer(client, scholar):
                 "search_types_used", "timestamp"):
         assert key in body
     assert body["citations"][0]["ref"] == "MN 21:20.1"
-    assert scholar.calls == [{"question": "What does the simile of the saw teach?", "session_id": "s-1",
-                              "mode": "notes"}]
+    assert body["session_id"] == session  # the client's ID, not the owner-scoped memory key
+    assert scholar.calls == [{"question": "What does the simile of the saw teach?",
+                              "session_id": memory_key("api", "anonymous", session), "mode": "notes"}]
 
 
 def test_query_without_mode_lets_the_scholar_choose(client, scholar):
@@ -542,3 +545,40 @@ def test_default_llm_factory_with_the_scripted_provider_answers_end_to_end(setti
     assert final["trace"] and final["search_types_used"]
     health = client.get("/api/health").json()["llm"]
     assert health["loaded"] is True and health["live"].startswith("scripted")
+
+
+def test_wrong_api_keys_are_throttled_per_address(settings, library, scholar):
+    from chat.api.security import FAILED_KEYS_PER_MINUTE
+
+    settings.api_keys = ["s3cret"]
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=scholar)))
+    codes = [client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": f"guess-{i}"}).status_code
+             for i in range(FAILED_KEYS_PER_MINUTE + 2)]
+    assert codes == [401] * FAILED_KEYS_PER_MINUTE + [429, 429]
+    refused = client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": "s3cret"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1  # a right guess learns nothing
+
+
+def test_health_without_a_key_shows_only_the_status_and_never_probes(settings, library, scholar, monkeypatch):
+    from chat.api import routes
+
+    probes = []
+    monkeypatch.setattr(routes, "probe_providers", lambda s: probes.append(1) or {"ollama": {}})
+    settings.api_keys = ["s3cret"]
+    settings.ollama_host = "http://10.1.2.3:11434"
+    client = TestClient(create_app(Runtime(settings, library=library)))
+    for headers in ({}, {"X-API-Key": "wrong"}):
+        r = client.get("/api/health?probe=true", headers=headers)
+        assert r.status_code == 200 and r.json()["status"] in ("ok", "degraded")
+        assert str(settings.index_dir) not in r.text and "10.1.2.3" not in r.text
+    assert probes == []
+    full = client.get("/api/health?probe=true", headers={"X-API-Key": "s3cret"}).json()
+    assert full["index"]["dir"] == str(settings.index_dir) and probes == [1]
+
+
+@pytest.mark.parametrize("payload", [{"query": "saw", "collection": "x" * 60_000},
+                                     {"query": "saw", "mode": "y" * 60_000},
+                                     {"query": "saw", "k": "9" * 60_000}])
+def test_a_refused_value_is_not_echoed_back(client, payload):
+    r = client.post("/api/search", json=payload)
+    assert r.status_code == 422 and len(r.content) < 2000

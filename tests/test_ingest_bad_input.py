@@ -89,3 +89,48 @@ def test_a_reader_crash_is_recorded_not_raised(settings, mini_corpus, fake_embed
     skipped = [(p.rsplit("/", 1)[-1], r) for p, r in report.skipped]
     assert skipped == [("mn21_translation-en-sujato.json", "KeyError: 'boom'")]
     assert report.files_ingested == 4
+
+
+def test_a_link_out_of_the_corpus_is_not_followed_and_is_reported(settings, tmp_path, fake_embed):
+    from tools.library import Library
+    from tools.retriever import search
+
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("root:x:0:0 the zanzibar passphrase lives here\n")
+    corpus = tmp_path / "notes"
+    corpus.mkdir()
+    (corpus / "good.txt").write_text("Generosity is the first of the ten perfections.\n")
+    (corpus / "inside-link.txt").symlink_to(corpus / "good.txt")  # a link within the corpus is fine
+    (corpus / "passwd.txt").symlink_to(secret)
+    settings = settings.model_copy(update={"corpus_paths": [corpus]})
+    report = ingest(settings, [corpus], embed_model=fake_embed, progress=False)
+    assert [(p, why) for p, why in report.skipped if "outside the corpus" in why] == [
+        (str(corpus / "passwd.txt"), f"a link to {secret.resolve()}, outside the corpus: not followed")]
+    library = Library.open(settings, embed_model=fake_embed)
+    try:
+        found = search(library, "zanzibar passphrase", k=5, mode="bm25").passages
+        assert not any("zanzibar" in p.text for p in found)
+        assert any("Generosity" in p.text for p in search(library, "generosity", k=5, mode="bm25").passages)
+    finally:
+        Library.forget()
+
+
+def test_a_failed_ocr_is_reported_with_its_reason_not_document_closed(settings, tmp_path, fake_embed, monkeypatch):
+    from indexing.errors import SourceError
+    from indexing.sources import pdf
+
+    def tools_missing(source, target):
+        raise SourceError(f"scanned PDF but OCR tools are missing ({pdf.APT_HINT})")
+
+    monkeypatch.setattr(pdf, "_run_ocr", tools_missing)
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    blank = pymupdf.open()
+    blank.new_page()  # no text layer: a scan as far as the reader can tell
+    blank.save(scans / "scan.pdf")
+    blank.close()
+    report = ingest(settings.model_copy(update={"corpus_paths": [scans]}), [scans], embed_model=fake_embed,
+                    progress=False)
+    [(path, reason)] = report.skipped
+    assert path.endswith("scan.pdf") and "OCR tools are missing (apt-get install" in reason

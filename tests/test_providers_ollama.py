@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -117,11 +118,11 @@ async def test_server_absent_async(ollama_settings):
 def test_hung_server_times_out_with_a_message(ollama_settings):
     with FakeOllama([MODEL]) as fake:
         fake.hang = True
-        llm = _llm(ollama_settings, fake.url)
-        for call in (lambda: llm.chat(USER), lambda: _stream_text(llm)):
+        for call in (lambda llm: llm.chat(USER), _stream_text):
+            llm = _llm(ollama_settings, fake.url)  # a fresh one: a timed-out server is not asked again
             started = time.monotonic()
             with pytest.raises(LLMUnavailableError, match=r"did not answer within 1.5s"):
-                call()
+                call(llm)
             assert time.monotonic() - started < 5
         # timeouts are not retried: a hung server would otherwise cost max_attempts x the timeout
         assert len(fake.chat_requests()) == 2
@@ -133,8 +134,34 @@ async def test_hung_server_async(ollama_settings):
         llm = _llm(ollama_settings, fake.url)
         started = time.monotonic()
         with pytest.raises(LLMUnavailableError, match="did not answer"):
-            await _astream_text(llm)
+            await llm.achat(USER)
         assert time.monotonic() - started < 5
+
+
+async def test_a_stream_that_does_not_start_fails_at_the_first_token_timeout(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        fake.hang = True
+        llm = _llm(ollama_settings.model_copy(update={"ollama_request_timeout": 30.0,
+                                                       "ollama_first_token_timeout": 0.5}), fake.url)
+        started = time.monotonic()
+        with pytest.raises(LLMUnavailableError, match=r"did not start answering within 0.5s"):
+            await _astream_text(llm)
+        assert time.monotonic() - started < 5  # not the 30 s read timeout
+
+
+async def test_a_timed_out_server_is_not_waited_on_again(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        fake.hang = True
+        llm = _llm(ollama_settings.model_copy(update={"ollama_first_token_timeout": 0.5}), fake.url)
+        with pytest.raises(LLMUnavailableError):
+            await _astream_text(llm)
+        copy = llm.model_copy(update={"max_tokens": 900})  # notes mode's copy shares what was learnt
+        for call in (lambda: _astream_text(llm), lambda: copy.achat(USER), lambda: asyncio.to_thread(llm.chat, USER)):
+            started = time.monotonic()
+            with pytest.raises(LLMUnavailableError, match="not asked again"):
+                await call()
+            assert time.monotonic() - started < 0.5
+        assert len(fake.chat_requests()) == 1
 
 
 def test_transient_503_is_retried_then_succeeds(ollama_settings):
@@ -220,3 +247,34 @@ def test_one_llm_serves_successive_event_loops(ollama_settings):
         for _ in range(2):
             assert asyncio.run(_astream_text(llm)).startswith("Echo:")
             assert asyncio.run(llm.achat(USER)).message.content.startswith("Echo:")
+
+
+async def test_a_turn_against_a_hung_ollama_costs_one_first_token_timeout(ollama_settings, tmp_path_factory):
+    from chat.pipeline.scholar import Scholar
+
+    from helpers_tools import open_library
+
+    library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
+    with FakeOllama([MODEL]) as fake:
+        fake.hang = True
+        settings = library.settings.model_copy(update={
+            "ollama_host": fake.url, "ollama_model": MODEL, "ollama_request_timeout": 30.0,
+            "ollama_first_token_timeout": 1.0, "memory_db": tmp_path_factory.mktemp("mem") / "memory.sqlite"})
+        scholar = Scholar(settings, library, build_ollama_llm(settings))
+        started = time.monotonic()
+        answer = await scholar.aask("What does the Fire Sermon say is burning?")
+        took = time.monotonic() - started
+    assert answer.status == "failed" and "did not start answering within 1s" in answer.error
+    assert answer.citations  # the passages search found
+    assert len(fake.chat_requests()) == 1  # the fallback did not wait on the same dead server again
+    assert took < 15  # far below one request timeout (30 s), let alone two
+
+
+async def test_a_server_that_is_not_ollama_is_one_clear_error_on_every_path(ollama_settings):
+    with FakeOllama([MODEL]) as fake:
+        fake.garbage = True
+        llm = _llm(ollama_settings, fake.url)
+        for call in (lambda: llm.achat(USER), lambda: _astream_text(llm), lambda: asyncio.to_thread(llm.chat, USER),
+                     lambda: asyncio.to_thread(_stream_text, llm)):
+            with pytest.raises(LLMUnavailableError, match="did not answer like Ollama"):
+                await call()

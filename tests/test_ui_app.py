@@ -14,6 +14,7 @@ import pytest
 
 from chat.errors import LLMUnavailableError
 from chat.pipeline.answer import Answer, Citation, TraceStep
+from chat.sessions import memory_key
 from indexing.settings import ScholarSettings
 
 from helpers_tools import open_library
@@ -141,8 +142,8 @@ async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_f
     async with chainlit_session(thread_id="thread-A") as rec:
         await _ask(app, "What does the Fire Sermon say is burning?")
 
-    assert [(c["question"], c["session_id"]) for c in scholar.calls] == [  # memory key = thread
-        ("What does the Fire Sermon say is burning?", "thread-A")]
+    assert [(c["question"], c["session_id"]) for c in scholar.calls] == [  # memory key = user + thread
+        ("What does the Fire Sermon say is burning?", memory_key("chat", "reader", "thread-A"))]
     # streamed: a stream start, then tokens, escaped, adding up to the answer
     start = rec.of("stream_start")
     assert len(start) == 1
@@ -191,7 +192,8 @@ async def test_follow_up_button_asks_the_question_in_the_same_chat(app, chat_set
     async with chainlit_session(thread_id="thread-B") as rec:
         action = cl.Action(name="follow_up", payload={"question": "What are the three fires?"}, label="x")
         await config.code.action_callbacks["follow_up"](action)
-    assert [(c["question"], c["session_id"]) for c in scholar.calls] == [("What are the three fires?", "thread-B")]
+    assert [(c["question"], c["session_id"]) for c in scholar.calls] == [
+        ("What are the three fires?", memory_key("chat", "reader", "thread-B"))]
     asked = rec.messages("user_message")
     assert [m["output"] for m in asked] == ["What are the three fires?"]
     names = [event for event, _ in rec.events]

@@ -61,6 +61,10 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
         __import__("chainlit.types", fromlist=["ThreadFilter"]).ThreadFilter(userId=user.id))
     assert [t["id"] for t in listed.data] == [thread_id]
 
+    # what Chainlit's element endpoint reads when the reopened thread's panel is clicked (props stored NULL)
+    fetched = await layer.get_element(thread_id, element["id"])
+    assert fetched is not None and fetched["props"] == {} and fetched["url"] == element["url"]
+
     digest = element["url"].rsplit("/", 1)[1]
     assert storage.read(user.id, digest) == (panel.content.encode(), "text/plain")
     assert storage.read(user.id, "../../etc/passwd") is None
@@ -95,8 +99,9 @@ def test_stored_elements_are_served_to_their_owner_only(tmp_path):
 
 
 def test_users_and_passwords():
-    users = parse_users(" ann:s3cret:with:colons , bob:pw,broken, :nopass,carl:")
+    users = parse_users(" ann:s3cret:with:colons , bob:pw")
     assert users == {"ann": "s3cret:with:colons", "bob": "pw"}
+    assert parse_users("") == {} and parse_users("  ") == {}
     assert check_password(users, "ann", "s3cret:with:colons")
     assert not check_password(users, "ann", "s3cret")
     assert not check_password(users, "zed", "\0unknown")
@@ -122,3 +127,32 @@ async def test_local_reader_exists_before_the_first_login(tmp_path):
     first = await layer.get_user("reader")
     assert first is not None and first.identifier == "reader"
     assert (await layer.get_user("reader")).id == first.id
+
+
+@pytest.mark.parametrize("spec, fragment", [
+    ("alice", "entry 1 has no ':'"),  # was: open access, nothing logged
+    ("alice:pa,ss", "entry 2 has no ':'"),  # was: password "pa"
+    ("ann:pw,,bob:pw", "entry 2 is empty"),
+    (":nopass", "entry 1 has no name"),
+    ("carl:", "empty password"),
+    ("ann:a,ann:b", "repeats the user 'ann'"),
+])
+def test_a_malformed_user_list_is_refused_with_its_reason(spec, fragment):
+    from chat.ui.auth import UsersSpecError
+
+    with pytest.raises(UsersSpecError, match="SCHOLAR_CHAT_USERS") as err:
+        parse_users(spec)
+    assert fragment in str(err.value)
+
+
+def test_scholar_chat_refuses_to_start_with_a_malformed_user_list(monkeypatch, caplog):
+    import subprocess
+
+    from chat.cli.main import main
+
+    started = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
+    monkeypatch.setenv("SCHOLAR_CHAT_USERS", "alice")
+    assert main(["chat"]) == 2
+    assert started == []
+    assert "SCHOLAR_CHAT_USERS: entry 1" in caplog.text

@@ -12,9 +12,11 @@ def test_command_and_environment():
     assert cmd[1:4] == ["-m", "chainlit", "run"] and cmd[4] == str(APP)
     assert cmd[cmd.index("--port") + 1] == "8123" and "--headless" in cmd
     assert "--headless" not in chainlit_command("127.0.0.1", 8000, headless=False)
-    env = chainlit_env({"PYTHONPATH": "/x", "HF_HUB_OFFLINE": "0"})
+    env = chainlit_env({"PYTHONPATH": "/x", "HF_HUB_OFFLINE": "0", "FORWARDED_ALLOW_IPS": "*"})
     assert env["CHAINLIT_APP_ROOT"] == str(REPO) and env["PYTHONPATH"].split(":")[0] == str(REPO)
     assert env["HF_HUB_OFFLINE"] == "0"  # the caller's choice is kept
+    assert env["FORWARDED_ALLOW_IPS"] == ""  # X-Forwarded-For believed from no one
+    assert chainlit_env({}, trusted_proxies=["10.0.0.2"])["FORWARDED_ALLOW_IPS"] == "10.0.0.2"
     assert (Path(env["CHAINLIT_APP_ROOT"]) / "chainlit.md").is_file()
     # what Chainlit writes into the app root is never committed
     ignored = (REPO / ".gitignore").read_text().split()

@@ -135,3 +135,7 @@ def test_passage_markdown_highlights_cited_rows_and_escapes():
     cited = [line for line in lines if "▶" in line]
     assert len(cited) == 1 and "**Mendicants, all is burning\\.**" in cited[0] and "ādittaṁ" in cited[0]
     assert "\\<img" in md and "<img" not in md.replace("\\<img", "")
+
+
+def test_check_input_refuses_lone_surrogates():
+    assert "not valid text" in check_input("What is burning? \ud800", 300)

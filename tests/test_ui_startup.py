@@ -22,10 +22,18 @@ from helpers_tools import open_library
 def chainlit_app(monkeypatch):
     """chainlit.server.app, with its routes and our callbacks put back afterwards."""
     from chainlit.config import config as cl_config
-    from chainlit.server import app
+    from chainlit.server import app, sio
 
     monkeypatch.setattr(app.router, "routes", list(app.router.routes))
-    for name in ("data_layer", "header_auth_callback", "password_auth_callback"):
+    monkeypatch.setattr(sio.eio, "cors_allowed_origins", sio.eio.cors_allowed_origins)
+    for middleware in app.user_middleware:
+        monkeypatch.setattr(middleware, "kwargs", dict(middleware.kwargs))
+    import chainlit.auth
+    import chainlit.server
+
+    monkeypatch.setattr(chainlit.auth, "decode_jwt", chainlit.auth.decode_jwt)
+    monkeypatch.setattr(chainlit.server, "decode_jwt", chainlit.server.decode_jwt)
+    for name in ("data_layer", "header_auth_callback", "password_auth_callback", "on_logout"):
         monkeypatch.setattr(cl_config.code, name, getattr(cl_config.code, name))
     monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
     return app
@@ -89,3 +97,76 @@ def test_starting_again_replaces_the_routes_and_sets_the_login(chainlit_app, run
     paths = [getattr(r, "path", None) for r in chainlit_app.router.routes]
     assert paths.count(FILES_ROUTE + "/{owner}/{digest}") == 1
     assert sum(getattr(r, "name", None) == "scholar-api" for r in chainlit_app.router.routes) == 1
+
+
+def test_only_the_chats_own_origin_may_use_its_cookie(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    start(runtime.settings.model_copy(update={"chat_allowed_origins": ["https://notes.example.org"]}), runtime)
+    client = TestClient(chainlit_app, base_url="http://127.0.0.1:8000")
+    evil = {"Origin": "http://127.0.0.1:9999"}
+    for r in (client.get("/project/settings", headers=evil),
+              client.options("/project/threads", headers={**evil, "Access-Control-Request-Method": "POST"})):
+        assert "access-control-allow-origin" not in r.headers
+    preflight = client.options("/project/threads", headers={"Origin": "https://notes.example.org",
+                                                            "Access-Control-Request-Method": "POST"})
+    assert preflight.headers.get("access-control-allow-origin") == "https://notes.example.org"
+
+    # the websocket handshake (Engine.IO polling, as the browser starts it) refuses a foreign origin
+    socket = "/ws/socket.io/?EIO=4&transport=polling"
+    assert client.get(socket, headers=evil).status_code == 400
+    assert client.get(socket, headers={"Origin": "http://127.0.0.1:8000"}).status_code != 400
+
+
+def _login(client, name: str, password: str) -> str | None:
+    r = client.post("/login", data={"username": name, "password": password})
+    if r.status_code != 200:
+        return None
+    cookie = r.headers["set-cookie"]
+    return cookie.split("access_token=", 1)[1].split(";", 1)[0]
+
+
+def _me(client, token: str) -> int:
+    client.cookies.clear()
+    return client.get("/user", headers={"Cookie": f"access_token={token}"}).status_code
+
+
+def test_old_logins_stop_working_when_the_user_changes_or_logs_out(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    def users(spec: str) -> None:
+        start(runtime.settings.model_copy(update={"chat_users": spec}), runtime)
+
+    client = TestClient(chainlit_app)
+    users("ann:pw,bob:pw")
+    ann, bob = _login(client, "ann", "pw"), _login(client, "bob", "pw")
+    assert ann and bob and _me(client, ann) == 200 and _me(client, bob) == 200
+
+    users("ann:new-pw,bob:pw")  # ann's password changed: her old login is void, bob's stands
+    assert _me(client, ann) == 401 and _me(client, bob) == 200
+    ann = _login(client, "ann", "new-pw")
+    assert ann and _me(client, ann) == 200
+
+    users("ann:new-pw")  # bob removed
+    assert _me(client, bob) == 401
+
+    client.cookies.clear()
+    assert client.post("/logout", headers={"Cookie": f"access_token={ann}"}).status_code == 200
+    assert _me(client, ann) == 401  # revoked, not only its cookie cleared
+    users("ann:new-pw")  # ... and still after a restart
+    assert _me(client, ann) == 401
+    assert _me(client, _login(client, "ann", "new-pw")) == 200
+
+    users("")  # no-login mode: a named user's token does not become the local reader's
+    assert _me(client, ann) == 401
+
+
+def test_password_guessing_is_throttled(chainlit_app, runtime):
+    from chat.ui.launch import start
+    from chat.ui.logins import FAILED_LOGINS_PER_MINUTE
+
+    start(runtime.settings.model_copy(update={"chat_users": "ann:right"}), runtime)
+    client = TestClient(chainlit_app)
+    for i in range(FAILED_LOGINS_PER_MINUTE):
+        assert _login(client, "ann", f"guess-{i}") is None
+    assert _login(client, "ann", "right") is None  # over the limit: refused even when right, for a minute

@@ -94,6 +94,15 @@ class SuttaView:
     def sutta_id(self) -> str:
         return self.doc.sutta_id or self.doc.doc_id
 
+    @property
+    def is_suttacentral(self) -> bool:
+        # Markdown notes and PDFs have no sutta ID and no segment numbers: they are named by title, never cited
+        return bool(self.doc.sutta_id)
+
+    @property
+    def name(self) -> str:
+        return self.doc.sutta_id or self.doc.title or self.doc.doc_id
+
 
 @dataclass
 class Window:
@@ -117,6 +126,8 @@ class Window:
 
     @property
     def ref(self) -> str:
+        if not self.sutta.is_suttacentral:
+            return self.sutta.name
         start = segment_ref(self.seg_start) if ":" in self.seg_start else self.sutta.sutta_id
         if self.hi == self.lo:
             return start

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from chat.input import has_surrogates
+
+
+def _no_surrogates(value: str | None) -> str | None:
+    # JSON's \ud800 escapes decode to lone surrogates, which no UTF-8 store, tokenizer or response can hold
+    if value is not None and has_surrogates(value):
+        raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which is not text; send valid UTF-8")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_no_surrogates)]
 
 
 class QueryRequest(BaseModel):
@@ -12,10 +24,11 @@ class QueryRequest(BaseModel):
         extra="forbid",
         json_schema_extra={"examples": [{"query": "What does the simile of the saw teach?", "mode": "qa"}]},
     )
-    query: str = Field(description="The question, in English (Pali terms welcome).")
+    query: Text = Field(description="The question, in English (Pali terms welcome).")
     session_id: str | None = Field(
         default=None, min_length=1, max_length=128, pattern=r"^[\w.:-]+$",
-        description="Continue a conversation: follow-up questions see the earlier turns of the same session.",
+        description="Continue a conversation: follow-up questions see the earlier turns of the same session. "
+        "Sessions belong to their owner: with API keys, to the key; without, the ID must come from /api/sessions.",
     )
     mode: Literal["qa", "notes"] | None = Field(
         default=None,
@@ -23,14 +36,19 @@ class QueryRequest(BaseModel):
     )
 
 
+class SessionResponse(BaseModel):
+    session_id: str
+
+
 class SearchRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"query": "simile of the saw", "k": 5, "mode": "hybrid"}]}
     )
-    query: str = Field(description="Words to search for.")
+    query: Text = Field(description="Words to search for.")
     k: int = Field(default=8, ge=1, le=50, strict=True, description="How many passages to return (1-50).")
     mode: Literal["hybrid", "bm25", "dense"] = Field(default="hybrid")
-    collection: str | None = Field(default=None, description="Restrict to one collection: DN, MN, SN, AN or KN (Dhp).")
+    collection: Text | None = Field(default=None, max_length=32,
+                                    description="Restrict to one collection: DN, MN, SN, AN or KN (Dhp).")
 
 
 class PassageOut(BaseModel):

@@ -20,9 +20,23 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 
 from chat.api import sse
-from chat.api.models import ErrorResponse, HealthResponse, QueryRequest, SearchRequest, SearchResponse, SuttaResponse
+from chat.api.models import (
+    ErrorResponse,
+    HealthResponse,
+    QueryRequest,
+    SearchRequest,
+    SearchResponse,
+    SessionResponse,
+    SuttaResponse,
+)
 from chat.api.passages import answer_without_llm, passage_out, run_search, sutta_text
-from chat.api.security import SlidingWindowLimiter, auth_dependency, rate_dependency
+from chat.api.security import (
+    SessionScope,
+    SlidingWindowLimiter,
+    auth_dependency,
+    key_is_valid,
+    rate_dependency,
+)
 from chat.errors import ChatError
 from chat.pipeline.answer import Answer
 from chat.providers.select import probe_providers
@@ -106,6 +120,7 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     app.state.query_limiter = SlidingWindowLimiter(settings.api_query_rate)
     app.state.search_limiter = SlidingWindowLimiter(settings.api_search_rate)
     auth = auth_dependency(settings)
+    sessions = SessionScope(settings)
     query_rate = rate_dependency(app.state.query_limiter, "queries", auth)
     search_rate = rate_dependency(app.state.search_limiter, "searches", auth)
     errors: dict[int | str, dict[str, Any]] = {
@@ -143,13 +158,17 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
                                          "description": "The answer; with Accept: text/event-stream, SSE events "
                                          "`token`, `step`, then one `final` holding the answer object."}},
               dependencies=[Depends(query_rate)])
-    async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None):
-        """Ask a question; get a cited, verified answer (status answered, abstained or failed)."""
+    async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None,
+                    api_key: str | None = Depends(auth)):
+        """Ask a question; get a cited, verified answer (status answered, abstained or failed). A `session_id`
+        continues a conversation of the same owner: the same API key, or without keys an ID from /api/sessions."""
         question = _check_query(body.query, settings)
+        key = sessions.memory_key(api_key, body.session_id)
         await run_in_threadpool(runtime.library)  # no index is a 503 before any stream starts, not a failed answer
         if accept and "text/event-stream" in accept:
             return StreamingResponse(
-                sse.keepalive(sse.stream_answer(runtime, question, body.session_id, body.mode), sse.PING_S),
+                sse.keepalive(sse.stream_answer(runtime, question, body.session_id, body.mode, memory_key=key),
+                              sse.PING_S),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
@@ -159,11 +178,20 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
             answer, _ = await answer_without_llm(runtime, question, body.session_id, body.mode, str(exc))
             return answer
         try:
-            return await scholar_.aask(question, session_id=body.session_id, mode=body.mode or "auto")
+            answer = await scholar_.aask(question, session_id=key, mode=body.mode or "auto")
+            return answer.model_copy(update={"session_id": body.session_id})
         except (ChatError, ToolError, IndexingError) as exc:  # the Scholar degrades itself; this is the backstop
             log.warning("query failed: %s", exc)
             answer, _ = await answer_without_llm(runtime, question, body.session_id, body.mode, str(exc))
             return answer
+
+    @app.post(f"{prefix}/sessions", response_model=SessionResponse, tags=["answers"], responses=errors,
+              dependencies=[Depends(search_rate)])
+    def new_session(api_key: str | None = Depends(auth)):
+        """A new conversation's ID, to pass as `session_id` to /api/query. Without API keys this is the only kind
+        of session ID the server accepts: it cannot be guessed, so no one else can read or continue the
+        conversation. With keys, a session belongs to its key and any ID the client chooses also works."""
+        return SessionResponse(session_id=sessions.issue())
 
     @app.post(f"{prefix}/search", response_model=SearchResponse, tags=["search"], responses=errors,
               dependencies=[Depends(search_rate)])
@@ -192,9 +220,16 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
 
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
     def health(probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
-                                                "embedded) before one has been built.")] = False):
-        """Whether the index is loaded, its size, and which LLM and embedding provider are live."""
-        body, code = _health(runtime, probe)
+                                                "embedded) before one has been built.")] = False,
+               x_api_key: Annotated[str | None, Header()] = None):
+        """Whether the index is loaded, its size, and which LLM and embedding provider are live. With API keys
+        configured, only the status without a valid key: paths, hosts and errors are for the key holders, and
+        only they can make the server probe its LLM."""
+        trusted = key_is_valid(settings, x_api_key)
+        body, code = _health(runtime, probe and trusted)
+        if not trusted:
+            body = HealthResponse(status=body.status, index={"loaded": body.index.get("loaded", False)},
+                                  embedding={}, llm={"note": "details need an X-API-Key"})
         return JSONResponse(body.model_dump(), status_code=code)
 
     return app
@@ -255,5 +290,19 @@ def run_server(args, settings: ScholarSettings) -> int:
     # Loading up front makes the first request fast and a missing index an immediate, readable error.
     runtime.library()
     log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
+    uvicorn.Server(server_config(app, args.host, args.port, settings)).run()
     return 0
+
+
+def server_config(app, host: str, port: int, settings: ScholarSettings):
+    """uvicorn's options for `scholar serve`. uvicorn believes X-Forwarded-For from loopback by default, so any
+    local client could claim a fresh address per request and never meet the rate limit: only the configured
+    proxies are believed. A request must arrive whole within api_read_timeout seconds (chat.api.slow_clients)."""
+    import uvicorn
+
+    from chat.api.slow_clients import protocol_with_timeout
+
+    return uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False,
+                          proxy_headers=bool(settings.trusted_proxies),
+                          forwarded_allow_ips=list(settings.trusted_proxies),
+                          http=protocol_with_timeout(settings.api_read_timeout))

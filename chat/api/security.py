@@ -18,6 +18,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from starlette.exceptions import HTTPException
 
+from chat.sessions import SessionIssuer, load_secret, memory_key
 from indexing.settings import ScholarSettings
 
 # Clients idle for longer than a window are forgotten; sweeping every N calls keeps memory bounded under churn.
@@ -50,6 +51,18 @@ class SlidingWindowLimiter:
             log.append(now)
             return None
 
+    def peek(self, client: str) -> float | None:
+        """Like `hit`, without counting a request: None when one would be allowed now."""
+        if self.limit <= 0:
+            return None
+        now = self._clock()
+        with self._lock:
+            log = self._hits.get(client)
+            recent = [t for t in log or () if t > now - self.window_s]
+            if len(recent) >= self.limit:
+                return max(recent[0] + self.window_s - now, 0.0)
+            return None
+
     def reset(self) -> None:
         with self._lock:
             self._hits.clear()
@@ -73,13 +86,34 @@ def client_key(request: Request, api_key: str | None) -> str:
     return f"ip:{request.client.host if request.client else 'unknown'}"
 
 
+FAILED_KEYS_PER_MINUTE = 10
+
+
+def key_is_valid(settings: ScholarSettings, key: str | None) -> bool:
+    """True when no keys are configured (everyone is trusted alike) or `key` is one of them."""
+    keys = [k for k in settings.api_keys if k]
+    if not keys:
+        return True
+    return key is not None and any(hmac.compare_digest(key.encode(), k.encode()) for k in keys)
+
+
 def auth_dependency(settings: ScholarSettings):
     keys = [k for k in settings.api_keys if k]
+    # Counted per address before the key is compared: over the limit, even a right key is refused for the rest of
+    # the minute, or a guesser could keep guessing and learn from the one answer that differs.
+    failures = SlidingWindowLimiter(FAILED_KEYS_PER_MINUTE)
 
-    def check(x_api_key: Annotated[str | None, Header(description="Required when the server has API keys.")] = None):
+    def check(request: Request,
+              x_api_key: Annotated[str | None, Header(description="Required when the server has API keys.")] = None):
         if not keys:
             return None
+        peer = client_key(request, None)
+        wait = failures.peek(peer)
+        if wait is not None:
+            raise HTTPException(429, f"too many invalid X-API-Key headers from this address; retry in "
+                                     f"{retry_after_header(wait)} s", headers={"Retry-After": retry_after_header(wait)})
         if not x_api_key or not any(hmac.compare_digest(x_api_key.encode(), k.encode()) for k in keys):
+            failures.hit(peer)
             raise HTTPException(401, "missing or invalid X-API-Key header", headers={"WWW-Authenticate": "X-API-Key"})
         return x_api_key
 
@@ -99,3 +133,33 @@ def rate_dependency(limiter: SlidingWindowLimiter, what: str, auth):
             )
 
     return check
+
+
+class SessionScope:
+    """The owner-scoped memory key of an API session (chat.sessions). The issuing secret is read on first use, so
+    an API that only searches writes nothing."""
+
+    def __init__(self, settings: ScholarSettings):
+        self._secret_path = settings.resolved_memory_db.parent / "session-secret"
+        self._issuer: SessionIssuer | None = None
+        self._lock = threading.Lock()
+
+    def issuer(self) -> SessionIssuer:
+        with self._lock:
+            if self._issuer is None:
+                self._issuer = SessionIssuer(load_secret(self._secret_path))
+            return self._issuer
+
+    def issue(self) -> str:
+        return self.issuer().issue()
+
+    def memory_key(self, api_key: str | None, session_id: str | None) -> str | None:
+        if session_id is None:
+            return None
+        if api_key:
+            return memory_key("api", f"key:{api_key}", session_id)
+        if not self.issuer().valid(session_id):
+            raise HTTPException(422, "session_id: not a session this server issued; POST /api/sessions for one "
+                                     "(without API keys only issued IDs are accepted, so that no one can continue "
+                                     "another's conversation)")
+        return memory_key("api", "anonymous", session_id)

@@ -25,10 +25,14 @@ PING_S = 15.0
 KEEPALIVE = b": ping\n\n"
 
 
-async def stream_answer(runtime: Runtime, question: str, session_id: str | None,
-                        mode: str | None) -> AsyncIterator[bytes]:
+async def stream_answer(runtime: Runtime, question: str, session_id: str | None, mode: str | None, *,
+                        memory_key: str | None = None) -> AsyncIterator[bytes]:
+    """`session_id` is the client's, echoed in the answer; `memory_key` the owner-scoped key the Scholar's memory
+    is read and written under (chat.sessions)."""
     def event(ev: TokenEvent | StepEvent | Answer) -> bytes:
         kind = "final" if isinstance(ev, Answer) else ev.kind
+        if isinstance(ev, Answer):
+            ev = ev.model_copy(update={"session_id": session_id})
         return format_sse_event(event=kind, data_str=json.dumps(ev.model_dump(mode="json"), ensure_ascii=False))
 
     try:
@@ -41,7 +45,7 @@ async def stream_answer(runtime: Runtime, question: str, session_id: str | None,
         return
     final_sent = False
     try:
-        async for ev in scholar.astream(question, session_id=session_id, mode=mode or "auto"):
+        async for ev in scholar.astream(question, session_id=memory_key, mode=mode or "auto"):
             if isinstance(ev, FinalEvent):
                 yield event(ev.answer)
                 final_sent = True

@@ -8,6 +8,7 @@ import sys
 
 from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
 from chat.runtime import Runtime
+from chat.sessions import memory_key
 
 
 def run_ask(args, runtime: Runtime) -> int:
@@ -24,7 +25,9 @@ def run_ask(args, runtime: Runtime) -> int:
 async def _ask(scholar, args) -> Answer:
     final: Answer | None = None
     streamed = ""
-    async for event in scholar.astream(args.question, session_id=args.session, mode=args.mode):
+    # The terminal's sessions are a namespace of their own: `--session` cannot name a chat's or an API client's.
+    session = memory_key("cli", "local", args.session) if args.session else None
+    async for event in scholar.astream(args.question, session_id=session, mode=args.mode):
         if isinstance(event, TokenEvent) and not args.json:
             streamed += event.text
             sys.stdout.write(event.text)

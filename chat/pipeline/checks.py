@@ -360,23 +360,23 @@ GROUND_CANDIDATES = 5  # suttas, in retrieval order
 
 def ground_uncited(text: str, report, question: str, passages: list[Passage], index) -> tuple[str, list[ClaimVerdict]]:
     """A draft with no citation left is a claim the reader cannot check. Mark its claims as uncited and add what
-    the closest retrieved passage actually says, quoted and cited, so the answer rests on the text. Returns the
-    text unchanged (and no claims) when no retrieved passage holds enough of the question to quote."""
+    the closest retrieved passage actually says, quoted and cited, so the answer rests on the text; when no
+    retrieved passage holds enough of the question to quote, the claims are still marked."""
     quote = best_quote(question, passages, index)
-    if quote is None:
-        return text, []
     claims: list[ClaimVerdict] = []
     for v in getattr(report, "verdicts", []):
         if v.verdict != "uncited":
             continue
         claim = claim_verdict(v)
-        claim.reason = "no passage cited for this; see the quoted passage instead"
+        # marked even with nothing to quote (a note or PDF with little of the question): never an unmarked claim
+        claim.reason = ("no passage cited for this; see the quoted passage instead" if quote else
+                        "no passage cited for this")
         claims.append(claim)
         for sentence in split_sentences(text):
             if sentence.plain == v.sentence and UNCITED_MARK not in sentence.text:
                 text = text.replace(sentence.text, _with_mark(sentence.text, UNCITED_MARK), 1)
                 break
-    return f"{text.rstrip()}\n\n{quote}", claims
+    return (f"{text.rstrip()}\n\n{quote}" if quote else text), claims
 
 
 def best_quote(question: str, passages: list[Passage], index) -> str | None:
@@ -403,6 +403,8 @@ def best_quote(question: str, passages: list[Passage], index) -> str | None:
     if best is None or best.coverage < GROUND_MIN_COVERAGE:
         return None
     quote = " ".join(best.text.split()).strip("“”\"'‘’ ").rstrip(",;:—")
+    if not best.sutta.is_suttacentral:  # a note or a PDF: named, since it has no reference to cite
+        return f"What the closest passage says: “{best.sutta.name}” reads: “{quote}”."
     return f"What the closest passage says: In {best.sutta.sutta_id} the text reads: “{quote}” [{best.ref}]."
 
 

@@ -21,7 +21,9 @@ class AnswerFilter:
     def reset(self) -> None:
         self.emitted = 0
 
-    def feed(self, response: str) -> str:
+    def feed(self, response: str, final: bool = False) -> str:
+        """The new answer text in `response` (all of the call's reply so far); `final` at its end releases what
+        was held back."""
         at = response.find("Answer:")
         if at < 0:
             return ""
@@ -32,10 +34,29 @@ class AnswerFilter:
                 body = body[:cut]
         # Hold back a partial "\nThought:" that may still be forming at the end.
         tail = body.rfind("\n")
-        safe = body if tail < 0 or len(body) - tail > 14 else body[:tail]
+        safe = body if final or tail < 0 or len(body) - tail > 14 else body[:tail]
         new = safe[self.emitted:]
         self.emitted = max(self.emitted, len(safe))
         return new
+
+
+class ProseFilter:
+    """For a reply asked for as plain prose (the fallback answer): a small model may still write the ReAct
+    scratchpad it has seen ("Thought: ... Answer: ..."). Such a reply goes through an AnswerFilter; plain prose
+    through as it comes, cut at a "Thought:" or "Action:" line."""
+
+    _LABELS = ("Thought:", "Answer:")
+
+    def __init__(self) -> None:
+        self._answers = AnswerFilter()
+
+    def feed(self, response: str, final: bool = False) -> str:
+        text = response.lstrip()
+        if not final and any(label.startswith(text) for label in self._LABELS):  # a label may still be forming
+            return ""
+        if not any(text.startswith(label) for label in self._LABELS):
+            text = "Answer: " + text
+        return self._answers.feed(text, final=final)
 
 
 _ABSTAIN = re.compile(

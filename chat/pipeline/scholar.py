@@ -32,7 +32,7 @@ from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agen
 from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep, failed_answer
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, PreviousTurn, SearchStep, make_plan
-from chat.pipeline.reply import AnswerFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
@@ -235,9 +235,13 @@ class Scholar:
         messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
                     ChatMessage(role=MessageRole.USER, content=user)]
         stream = await llm.astream_chat(messages)
+        prose, raw = ProseFilter(), ""
         async for chunk in stream:
-            if chunk.delta:
-                emit(self._token(turn, chunk.delta))
+            raw += chunk.delta or ""
+            if new := prose.feed(raw):  # a scratchpad the model wrote anyway never reaches the reader
+                emit(self._token(turn, new))
+        if rest := prose.feed(raw, final=True):
+            emit(self._token(turn, rest))
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=turn.streamed)]
 
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +95,32 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, ConnectionResetError))
 
 
-_EXPECTED = (ollama.ResponseError, httpx.HTTPError, ConnectionError)
+# JSONDecodeError: a server on the port that is not Ollama answers with something that is not its JSON
+_EXPECTED = (ollama.ResponseError, httpx.HTTPError, ConnectionError, json.JSONDecodeError)
+
+
+class FirstTokenTimeout(httpx.TimeoutException):
+    """A streamed reply did not start within first_token_timeout."""
+
+
+class _DeadServer:
+    """Remembers a server that timed out, so the rest of the turn (the fallback answer, the follow-ups) and the
+    next turns fail at once instead of waiting on it again. Shared by the copies of one LLM (with_max_tokens)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.until = 0.0
+        self.reason = ""
+
+    def check(self) -> None:
+        with self._lock:
+            left = self.until - time.monotonic()
+            if left > 0:
+                raise LLMUnavailableError(f"{self.reason} (not asked again for another {left:.0f}s)")
+
+    def mark(self, reason: str, for_s: float) -> None:
+        with self._lock:
+            self.until, self.reason = time.monotonic() + for_s, reason
 
 
 class OllamaLLM(Ollama):
@@ -102,8 +130,11 @@ class OllamaLLM(Ollama):
     max_attempts: int = Field(default=3, description="Tries for transient errors (connection reset, HTTP 5xx).")
     retry_wait: float = Field(default=0.5, description="First back-off in seconds; doubles per retry.")
     max_tokens: int | None = Field(default=None, description="num_predict; a field so notes mode can raise it.")
+    first_token_timeout: float = Field(default=30.0, description="Seconds for a streamed reply to start.")
+    dead_for_s: float = Field(default=30.0, description="How long a server that timed out is not asked again.")
 
     _async_clients: dict = PrivateAttr(default_factory=dict)
+    _dead: _DeadServer = PrivateAttr(default_factory=_DeadServer)
 
     @classmethod
     def class_name(cls) -> str:
@@ -139,7 +170,18 @@ class OllamaLLM(Ollama):
 
     # --- errors ------------------------------------------------------------------------------------------
     def translate(self, exc: BaseException) -> LLMUnavailableError:
+        error = self._translate(exc)
+        if isinstance(exc, httpx.TimeoutException):
+            self._dead.mark(str(error), self.dead_for_s)
+        return error
+
+    def _translate(self, exc: BaseException) -> LLMUnavailableError:
         host, model = self.base_url, self.model
+        if isinstance(exc, FirstTokenTimeout):
+            return LLMUnavailableError(
+                f"Ollama at {host} did not start answering within {self.first_token_timeout:g}s: the server looks "
+                "hung or overloaded (check `ollama ps`, restart it), or raise SCHOLAR_OLLAMA_FIRST_TOKEN_TIMEOUT."
+            )
         if isinstance(exc, ollama.ResponseError):
             text = str(exc.error)
             if exc.status_code == 404 or "not found" in text.lower():
@@ -170,6 +212,10 @@ class OllamaLLM(Ollama):
             return LLMUnavailableError(
                 f"Ollama at {host} dropped the connection ({exc.__class__.__name__}); try again."
             )
+        if isinstance(exc, json.JSONDecodeError):
+            return LLMUnavailableError(
+                f"the server at {host} did not answer like Ollama (its reply is not Ollama's JSON): check OLLAMA_HOST."
+            )
         return LLMUnavailableError(f"Ollama at {host} failed: {exc.__class__.__name__}: {exc}")
 
     def _retry_kwargs(self) -> dict:
@@ -185,6 +231,7 @@ class OllamaLLM(Ollama):
 
     # --- the four entry points; complete/acomplete/... go through these -----------------------------------
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        self._dead.check()
         try:
             for attempt in Retrying(**self._retry_kwargs()):
                 with attempt:
@@ -197,6 +244,7 @@ class OllamaLLM(Ollama):
         parent_stream_chat = super().stream_chat
 
         def gen() -> ChatResponseGen:
+            self._dead.check()
             try:
                 # Retry only until the first chunk: once text has reached the user a retry would repeat it.
                 for attempt in Retrying(**self._retry_kwargs()):
@@ -213,6 +261,7 @@ class OllamaLLM(Ollama):
         return gen()
 
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        self._dead.check()
         try:
             async for attempt in AsyncRetrying(**self._retry_kwargs()):
                 with attempt:
@@ -224,12 +273,20 @@ class OllamaLLM(Ollama):
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         parent_astream_chat = super().astream_chat
 
+        async def start() -> tuple[ChatResponseAsyncGen, ChatResponse | None]:
+            stream = await parent_astream_chat(messages, **dict(kwargs))
+            return stream, await anext(stream, None)
+
         async def gen() -> ChatResponseAsyncGen:
+            self._dead.check()
             try:
                 async for attempt in AsyncRetrying(**self._retry_kwargs()):
                     with attempt:
-                        stream = await parent_astream_chat(messages, **dict(kwargs))
-                        first = await anext(stream, None)
+                        try:
+                            # httpx's read timeout is per chunk; the wait for the first one has its own, shorter bound
+                            stream, first = await asyncio.wait_for(start(), self.first_token_timeout)
+                        except TimeoutError as exc:
+                            raise FirstTokenTimeout("no first token") from exc
                 if first is None:
                     return
                 yield first
@@ -249,6 +306,8 @@ def build_ollama_llm(settings: ScholarSettings) -> OllamaLLM:
         context_window=settings.llm_context_window,  # explicit, so no /api/show round trip
         request_timeout=settings.ollama_request_timeout,
         connect_timeout=settings.ollama_connect_timeout,
+        first_token_timeout=settings.ollama_first_token_timeout,
+        dead_for_s=settings.ollama_dead_for_s,
         max_tokens=settings.llm_max_tokens,
         additional_kwargs={"stop": STOP_SEQUENCES},
         is_function_calling_model=False,  # the agent is ReAct: text in, text out

@@ -2,8 +2,8 @@
 
 Run it with `scholar chat` (chat/ui/launch.py). When Chainlit runs this file, `launch.start` configures Chainlit
 and builds the process's runtime (index, embedder and LLM, shared by every chat; chat/runtime.py); each chat's
-memory is keyed by its Chainlit thread ID, so a reopened conversation continues where it stopped. Imported by a
-test, nothing is configured: the test sets RUNTIME itself.
+memory is keyed by its user and Chainlit thread ID (chat.sessions), so a reopened conversation continues where it
+stopped. Imported by a test, nothing is configured: the test sets RUNTIME itself.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from chainlit.utils import utc_now
 from chat.errors import user_message
 from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
 from chat.runtime import Runtime
+from chat.sessions import memory_key
 from chat.ui.launch import ASSISTANT, start
 from chat.ui.render import (
     check_input,
@@ -57,7 +58,7 @@ async def on_chat_start() -> None:
 
 @cl.on_chat_resume
 async def on_chat_resume(thread) -> None:
-    # The conversation memory is the Scholar's, keyed by this same thread ID: nothing to rebuild here.
+    # The conversation memory is the Scholar's, keyed by this same user and thread: nothing to rebuild here.
     cl.user_session.set("traces", {})
 
 
@@ -110,7 +111,7 @@ async def answer_question(question: str) -> None:
     steps: dict[str, cl.Step] = {}
     final: Answer | None = None
     try:
-        async for event in scholar.astream(question.strip(), session_id=cl.context.session.thread_id):
+        async for event in scholar.astream(question.strip(), session_id=_memory_key()):
             if isinstance(event, TokenEvent):
                 await reply.stream_token(escape_answer(event.text))
             elif isinstance(event, StepEvent):
@@ -192,6 +193,12 @@ def _not_ready(exc: Exception, settings: ScholarSettings) -> str:
         f"{escape_answer(settings.ollama_model)}`), or `scholar models install` for the embedded model, "
         "or `scholar ingest` when there is no index yet."
     )
+
+
+def _memory_key() -> str:
+    # The thread's user owns its memory: an API client naming this thread's ID reaches a different key.
+    user = cl.context.session.user
+    return memory_key("chat", getattr(user, "identifier", None) or "", cl.context.session.thread_id)
 
 
 def _runtime() -> Runtime:

@@ -15,15 +15,33 @@ import os
 import secrets
 from pathlib import Path
 
+from chat.errors import ChatError
+from chat.private import write_private
+
 LOCAL_READER = "reader"
 
 
+class UsersSpecError(ChatError):
+    """SCHOLAR_CHAT_USERS cannot be read; the chat refuses to start rather than run without the login asked for."""
+
+
 def parse_users(spec: str) -> dict[str, str]:
+    """`name:password,name2:password2` -> {name: password}; an empty spec is no login. Anything malformed raises:
+    a half-read list would silently turn the login off or cut a password short."""
     users: dict[str, str] = {}
-    for item in spec.split(","):
+    if not spec.strip():
+        return users
+    for n, item in enumerate(spec.split(","), start=1):
         name, sep, password = item.strip().partition(":")
-        if sep and name.strip() and password:
-            users[name.strip()] = password
+        name = name.strip()
+        problem = ("is empty" if not item.strip() else
+                   "has no ':' between name and password (passwords cannot contain ',')" if not sep else
+                   "has no name" if not name else
+                   "has an empty password" if not password else
+                   f"repeats the user {name!r}" if name in users else None)
+        if problem:
+            raise UsersSpecError(f"SCHOLAR_CHAT_USERS: entry {n} {problem}; write it as name:password,name2:password2")
+        users[name] = password
     return users
 
 
@@ -41,9 +59,7 @@ def ensure_auth_secret(secret_file: Path) -> str:
     if secret_file.exists():
         secret = secret_file.read_text(encoding="utf-8").strip()
     if not secret:
-        secret_file.parent.mkdir(parents=True, exist_ok=True)
         secret = secrets.token_urlsafe(48)
-        secret_file.write_text(secret, encoding="utf-8")
-        secret_file.chmod(0o600)
+        write_private(secret_file, secret.encode("utf-8"))  # 0600 from its creation, not chmod-ed after
     os.environ["CHAINLIT_AUTH_SECRET"] = secret  # read by chainlit.auth when it signs and checks tokens
     return secret

@@ -1,7 +1,8 @@
 """Chat history on SQLite through Chainlit's SQLAlchemy data layer, and a local folder for its side elements.
 
 Chainlit does not create the data layer's tables; `ensure_schema` does, with the columns Chainlit 2.12 writes
-(its documented schema plus `modes`, `autoCollapse`, `icon`, `props`, `autoPlay`, `playerConfig`). Elements (the
+(its documented schema plus `modes`, `autoCollapse`, `icon`, `props`, `autoPlay`, `playerConfig`). Stored files
+and the database are readable by their owner only (chat/private.py). Elements (the
 passage panels, trace files) need a storage client to be persisted; `LocalFileStorage` keeps them under
 <chat_db folder>/files and `file_route` serves them back, to their owner only, when a past chat is reopened.
 """
@@ -20,6 +21,8 @@ from urllib.parse import quote
 
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.data.storage_clients.base import BaseStorageClient
+
+from chat.private import private_dir, private_file, write_private
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +58,7 @@ CREATE TABLE IF NOT EXISTS feedbacks (
 
 
 def ensure_schema(db_path: Path) -> None:
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    private_file(db_path)  # readers' conversations: theirs (and the server's) only; WAL files take its mode
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
@@ -75,8 +78,7 @@ class LocalFileStorage(BaseStorageClient):
     """Element payloads as files named by a hash of their object key (keys hold user text: never a path)."""
 
     def __init__(self, root: Path):
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = private_dir(Path(root))
 
     def _path(self, object_key: str) -> Path:
         return self.root / hashlib.sha256(object_key.encode("utf-8")).hexdigest()
@@ -91,8 +93,8 @@ class LocalFileStorage(BaseStorageClient):
         if path.exists() and not overwrite:
             return {"object_key": object_key, "url": await self.get_read_url(object_key)}
         payload = data.encode("utf-8") if isinstance(data, str) else data
-        path.write_bytes(payload)
-        path.with_suffix(".mime").write_text(mime, encoding="utf-8")
+        write_private(path, payload)
+        write_private(path.with_suffix(".mime"), mime.encode("utf-8"))
         return {"object_key": object_key, "url": await self.get_read_url(object_key)}
 
     async def delete_file(self, object_key: str) -> bool:
@@ -125,7 +127,14 @@ class SQLiteDataLayer(SQLAlchemyDataLayer):
 
     async def execute_sql(self, query: str, parameters: dict):
         encoded = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in parameters.items()}
-        return await super().execute_sql(query, encoded)
+        result = await super().execute_sql(query, encoded)
+        if isinstance(result, list):
+            # An element without props is stored with props NULL, and get_element then json.loads(None): a 500 for
+            # the thread's own user reopening a panel. Read NULL as no props.
+            for row in result:
+                if isinstance(row, dict) and "props" in row and row["props"] is None:
+                    row["props"] = "{}"
+        return result
 
 
 def build_data_layer(db_path: Path) -> tuple[SQLAlchemyDataLayer, LocalFileStorage]:

@@ -40,8 +40,10 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     from chainlit.server import app as server_app
 
     from chat.api.routes import mount_api
-    from chat.ui.auth import LOCAL_READER, check_password, ensure_auth_secret, parse_users
+    from chat.ui.auth import LOCAL_READER, ensure_auth_secret, parse_users
     from chat.ui.history import build_data_layer, ensure_user, mount_file_route
+    from chat.ui.logins import LoginGuard, logout_handler
+    from chat.ui.logins import install as install_login_guard
 
     # A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
     runtime = runtime or Runtime(settings, llm_retry_after_s=0)
@@ -58,12 +60,16 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
 
     layer, storage = build_data_layer(settings.resolved_chat_db)
     cl.data_layer(lambda: layer)
-    ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
+    secret = ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
     users = parse_users(settings.chat_users)
+    # Tokens count only while their user, password and login are current; logout revokes; guesses are throttled.
+    guard = LoginGuard(users, LOCAL_READER, secret, settings.resolved_chat_db)
+    install_login_guard(guard)
+    cl.on_logout(logout_handler(guard))
     if users:
         async def password_login(username: str, password: str) -> cl.User | None:
-            if check_password(users, username, password):
-                return cl.User(identifier=username, metadata={"provider": "credentials"})
+            if guard.password_login(username, password):
+                return cl.User(identifier=username, metadata=guard.stamp({"provider": "credentials"}, username))
             return None
 
         cl.password_auth_callback(password_login)
@@ -72,14 +78,36 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         ensure_user(settings.resolved_chat_db, LOCAL_READER)
 
         async def local_reader(headers) -> cl.User | None:
-            return cl.User(identifier=LOCAL_READER, metadata={"provider": "local"})
+            return cl.User(identifier=LOCAL_READER, metadata=guard.stamp({"provider": "local"}, LOCAL_READER))
 
         cl.header_auth_callback(local_reader)
         cl_config.code.password_auth_callback = None
 
     mount_file_route(server_app, storage)
     mount_api(server_app, runtime)
+    restrict_origins(server_app, settings.chat_allowed_origins)
     return runtime
+
+
+def restrict_origins(server_app, extra: list[str]) -> None:
+    """Only the chat's own page (and `extra` origins) may use the login cookie. Chainlit's generated config.toml
+    allows every origin, with credentials: any page on the same host (another port is the same site, so the
+    SameSite=Lax cookie goes along) could read a reader's threads over HTTP or open their websocket."""
+    from chainlit.server import sio
+    from starlette.middleware.cors import CORSMiddleware
+
+    allowed = [o.rstrip("/") for o in extra if o.strip() and o.strip() != "*"]
+    for middleware in server_app.user_middleware:
+        if middleware.cls is CORSMiddleware:
+            middleware.kwargs["allow_origins"] = allowed  # none: no CORS headers, the browser keeps it same-origin
+    server_app.middleware_stack = None  # rebuilt with these options on the next request
+
+    def origin_allowed(origin: str, environ: dict) -> bool:
+        own = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}"
+        return origin == own or origin in allowed
+
+    # Websockets are not subject to CORS at all: the Socket.IO server checks the Origin header itself.
+    sio.eio.cors_allowed_origins = origin_allowed
 
 
 # ---- `scholar chat` -----------------------------------------------------------------------------------------
@@ -90,9 +118,11 @@ def chainlit_command(host: str, port: int, headless: bool) -> list[str]:
     return cmd
 
 
-def chainlit_env(base: dict[str, str] | None = None) -> dict[str, str]:
+def chainlit_env(base: dict[str, str] | None = None, trusted_proxies: list[str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     env["CHAINLIT_APP_ROOT"] = str(REPO)
+    # Chainlit's uvicorn believes X-Forwarded-For from loopback unless told otherwise: only configured proxies.
+    env["FORWARDED_ALLOW_IPS"] = ",".join(trusted_proxies or [])
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     env.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -102,12 +132,15 @@ def chainlit_env(base: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def run_chat(args, settings: ScholarSettings) -> int:
+    from chat.ui.auth import parse_users
+
+    parse_users(settings.chat_users)  # a malformed login list stops here, with its reason, before any server starts
     cmd = chainlit_command(args.host, args.port, args.headless)
     log.info("starting the chat on http://%s:%d (index %s)", args.host, args.port, settings.index_dir)
     if not (settings.index_dir / "docstore.sqlite").exists():
         log.warning("no index at %s yet: the chat will start, but run `scholar ingest` before asking",
                     settings.index_dir)
-    child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env())
+    child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env(trusted_proxies=settings.trusted_proxies))
 
     def kill_if_running() -> None:
         if child.poll() is None:

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterable
 
+from chat.input import has_surrogates
 from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
 from indexing.vocabulary import WARNING_ICON
 
@@ -37,6 +38,8 @@ def check_input(text: str, max_chars: int) -> str | None:
     stripped = text.strip()
     if not stripped:
         return "Please type a question — for example *What does the Fire Sermon say is burning?*"
+    if has_surrogates(stripped):
+        return "That message holds characters that are not valid text (lone surrogates). Please type it again."
     if len(stripped) > max_chars:
         return (
             f"That message is {len(stripped):,} characters long; the limit is {max_chars:,}. "

@@ -97,15 +97,18 @@ def _page_units(doc: pymupdf.Document, max_chars: int) -> list[Unit]:
 
 
 def read_pdf(path: Path, settings: ScholarSettings) -> list[SourceDocument]:
-    doc = _open(path)
+    doc: pymupdf.Document | None = _open(path)
     try:
+        assert doc is not None
         if not has_text_layer(doc):
             doc.close()
+            doc = None  # closing it again would raise "document closed" over the OCR error worth reporting
             doc = _open(_ocr_copy(path, settings))
         units = _page_units(doc, settings.chunk_max_chars)
         title = (doc.metadata or {}).get("title") or path.stem
     finally:
-        doc.close()
+        if doc is not None:
+            doc.close()
     if not units:
         raise SourceError("no text found in PDF (not even after OCR)")
     return [SourceDocument(doc_id=file_doc_id(path, "pdf"), title=title, source_path=str(path), kind="pdf",

@@ -36,13 +36,26 @@ def reader_for(path: Path) -> Reader | None:
     return others.reader_for(path)
 
 
-def discover(paths: list[Path]) -> Iterator[tuple[Path, Reader]]:
+def discover(paths: list[Path], on_outside: Callable[[Path, str], None] | None = None
+             ) -> Iterator[tuple[Path, Reader]]:
+    """Every readable file under `paths`, by its resolved path. A symbolic link whose target lies outside the roots
+    is not followed (a link to /etc/passwd must not become searchable): `on_outside` hears of it instead."""
+    roots = [Path(p).resolve() for p in paths]
+    seen: set[Path] = set()  # a link inside the corpus names a file that is read once, by its own path
     for root in paths:
         candidates = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
         for path in candidates:
             reader = reader_for(path)
-            if reader is not None:
-                yield path.resolve(), reader
+            if reader is None:
+                continue
+            target = path.resolve()
+            if not any(target.is_relative_to(r) for r in roots):
+                if on_outside is not None:
+                    on_outside(path, f"a link to {target}, outside the corpus: not followed")
+                continue
+            if target not in seen:
+                seen.add(target)
+                yield target, reader
 
 
 def content_hash(path: Path) -> str:

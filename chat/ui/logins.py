@@ -1,0 +1,133 @@
+"""Which of Chainlit's signed login tokens still count, and how often a wrong password may be tried.
+
+Chainlit's token (a JWT in a cookie, valid for 15 days) only proves that the server signed it once. Each login here
+stamps the token's user metadata with a credential tag (an HMAC of the name and current password, so removing the
+user or changing the password voids it) and a login ID, which logout revokes (kept in SQLite beside the chat
+history, so a restart does not bring it back). Every request and websocket that Chainlit authenticates goes
+through `LoginGuard.check`, installed around Chainlit's own `decode_jwt`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from chat.api.security import SlidingWindowLimiter
+from chat.ui.auth import check_password
+
+log = logging.getLogger(__name__)
+
+FAILED_LOGINS_PER_MINUTE = 5  # per user name; and ten times that for all names together
+
+
+class RevokedLoginError(Exception):
+    """A token that was signed by this server but no longer counts (removed user, new password, logged out)."""
+
+
+class LoginGuard:
+    def __init__(self, users: dict[str, str] | None, local_reader: str, secret: str, db_path: Path,
+                 clock=time.time):
+        self.users = users or {}  # empty: the single local reader
+        self.local_reader = local_reader
+        self._secret = secret.encode("utf-8")
+        self._db = db_path
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.failures = SlidingWindowLimiter(FAILED_LOGINS_PER_MINUTE)
+        self.all_failures = SlidingWindowLimiter(FAILED_LOGINS_PER_MINUTE * 10)
+        with sqlite3.connect(self._db) as conn:
+            conn.execute('CREATE TABLE IF NOT EXISTS revoked_logins ("login" TEXT PRIMARY KEY, "until" REAL)')
+
+    # ---- issuing -----------------------------------------------------------------------------------------------
+    def credential(self, name: str) -> str:
+        password = self.users.get(name, "") if self.users else ""
+        message = f"{name}\0{password}\0{'users' if self.users else 'local'}".encode()
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
+
+    def stamp(self, metadata: dict[str, Any], name: str) -> dict[str, Any]:
+        return {**metadata, "credential": self.credential(name), "login": secrets.token_urlsafe(16)}
+
+    def password_login(self, name: str, password: str) -> bool:
+        """Whether this name and password may log in now. Failures are counted per name (and overall), and a name
+        over its limit is refused even with the right password until the minute has passed, so guessing is slow."""
+        if self.failures.peek(f"user:{name}") is not None or self.all_failures.peek("all") is not None:
+            log.warning("login refused for %r: too many failed attempts in the last minute", name)
+            return False
+        ok = check_password(self.users, name, password)
+        if not ok:
+            self.failures.hit(f"user:{name}")
+            self.all_failures.hit("all")
+        return ok
+
+    # ---- checking ----------------------------------------------------------------------------------------------
+    def check(self, user) -> None:
+        """Raises RevokedLoginError unless the token's user is a current user with their current password and a
+        login that was not logged out."""
+        name = user.identifier
+        meta = user.metadata or {}
+        if self.users and name not in self.users:
+            raise RevokedLoginError(f"{name!r} is no longer a user")
+        if not self.users and name != self.local_reader:
+            raise RevokedLoginError(f"{name!r} logged in under another configuration")
+        if not hmac.compare_digest(str(meta.get("credential", "")).encode(), self.credential(name).encode()):
+            raise RevokedLoginError(f"the credentials of {name!r} changed since this login")
+        if self.revoked(str(meta.get("login", ""))):
+            raise RevokedLoginError("this login was logged out")
+
+    def revoke(self, login: str, until: float) -> None:
+        if not login:
+            return
+        with self._lock, sqlite3.connect(self._db) as conn:
+            conn.execute('INSERT OR REPLACE INTO revoked_logins VALUES (?, ?)', (login, until))
+            conn.execute('DELETE FROM revoked_logins WHERE "until" < ?', (self._clock(),))
+
+    def revoked(self, login: str) -> bool:
+        with sqlite3.connect(self._db) as conn:
+            return conn.execute('SELECT 1 FROM revoked_logins WHERE "login" = ?', (login,)).fetchone() is not None
+
+
+def install(guard: LoginGuard) -> None:
+    """Route Chainlit's token decoding (HTTP routes, the websocket, /auth/jwt) through `guard.check`; a second call
+    (Chainlit reloading the app) replaces the guard rather than wrapping twice."""
+    import chainlit.auth
+    import chainlit.server
+
+    original = getattr(chainlit.auth.decode_jwt, "__wrapped__", chainlit.auth.decode_jwt)
+
+    def decode_jwt(token: str):
+        user = original(token)
+        guard.check(user)
+        return user
+
+    decode_jwt.__wrapped__ = original  # type: ignore[attr-defined]
+    chainlit.auth.decode_jwt = decode_jwt
+    chainlit.server.decode_jwt = decode_jwt
+
+
+def logout_handler(guard: LoginGuard):
+    """Chainlit's on_logout callback: the logged-out token is revoked, not just its cookie cleared."""
+    async def on_logout(request, response) -> dict:
+        import jwt
+        from chainlit.auth import get_token_from_cookies
+        from chainlit.auth.jwt import get_jwt_secret
+
+        token = get_token_from_cookies(dict(request.cookies))
+        header = request.headers.get("Authorization", "")
+        if not token and header.lower().startswith("bearer "):
+            token = header[7:]
+        if token:
+            try:
+                data = jwt.decode(token, get_jwt_secret() or "", algorithms=["HS256"])
+                guard.revoke(str((data.get("metadata") or {}).get("login", "")), float(data.get("exp", 0)))
+            except jwt.InvalidTokenError:
+                pass  # nothing valid to revoke
+        return {"success": True}
+
+    return on_logout

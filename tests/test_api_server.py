@@ -1,0 +1,87 @@
+"""`scholar serve`'s real uvicorn server on loopback: what only a real server shows (proxy headers, timeouts)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+import httpx
+import pytest
+
+from chat.api.routes import create_app, server_config
+from chat.runtime import Runtime
+from tools.library import Library
+
+from helpers_tools import open_library
+from local_server import free_port
+
+
+@pytest.fixture
+def library(tmp_path_factory):
+    yield open_library(tmp_path_factory.getbasetemp() / "agent-index")
+    Library.forget()
+
+
+@contextlib.contextmanager
+def serving(settings, library):
+    import uvicorn
+
+    port = free_port()
+    config = server_config(create_app(Runtime(settings, library=library)), "127.0.0.1", port, settings)
+    config.log_level = "warning"
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_x_forwarded_for_does_not_buy_a_fresh_rate_limit(library):
+    settings = library.settings.model_copy(update={"api_search_rate": 3})
+    with serving(settings, library) as url:
+        codes = [httpx.post(f"{url}/api/search", json={"query": "burning", "k": 1, "mode": "bm25"},
+                            headers={"X-Forwarded-For": f"203.0.113.{i}"}, timeout=10).status_code
+                 for i in range(6)]
+    assert codes == [200, 200, 200, 429, 429, 429]
+
+
+def test_a_configured_proxy_is_believed(library):
+    settings = library.settings.model_copy(update={"api_search_rate": 1, "trusted_proxies": ["127.0.0.1"]})
+    with serving(settings, library) as url:
+        codes = [httpx.post(f"{url}/api/search", json={"query": "burning", "k": 1, "mode": "bm25"},
+                            headers={"X-Forwarded-For": f"203.0.113.{i}"}, timeout=10).status_code
+                 for i in (1, 1, 2)]
+    assert codes == [200, 429, 200]  # one limit per client the proxy names
+
+
+@pytest.mark.parametrize("partial", [
+    b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty",  # headers never finished
+    b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    b'{"query": "bur',  # a body that stops coming
+])
+def test_a_client_that_sends_its_request_slowly_is_cut_off(library, partial):
+    import socket
+
+    settings = library.settings.model_copy(update={"api_read_timeout": 1.0})
+    with serving(settings, library) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(partial)
+            started = time.monotonic()
+            try:
+                while sock.recv(4096):  # until the server closes the connection
+                    pass
+            except (ConnectionResetError, TimeoutError):
+                pass
+            assert time.monotonic() - started < 5  # closed at the read timeout, not held for the socket's 10 s
+        # the server still serves well-behaved clients
+        assert httpx.post(f"{url}/api/search", json={"query": "burning", "k": 1, "mode": "bm25"},
+                          timeout=10).status_code == 200
