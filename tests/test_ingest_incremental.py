@@ -41,7 +41,9 @@ def test_changed_file_replaces_its_chunks_everywhere(settings, mini_corpus, fake
 
     new_mn10 = {cid for cid, c in after["chunks"].items() if c["doc_id"] == "mn10"}
     assert report.files_ingested == 1 and report.files_unchanged == 4
-    assert fake_embed.texts_embedded == len(new_mn10)  # only the changed file was embedded
+    # only the changed chunk of the changed file was embedded; its unchanged chunks kept their vectors
+    assert fake_embed.texts_embedded == len(new_mn10 - old_mn10) == 1
+    assert report.chunks_reused == len(new_mn10) - 1
     assert edited not in after["chunks"] and edited not in after["chroma"] and edited not in after["bm25"]
     assert any("completely rewritten" in after["chunks"][cid]["text"] for cid in new_mn10)
     # the untouched chunks of the changed file and every other file's chunks keep their IDs
