@@ -31,6 +31,16 @@ BASKETS: dict[str, str] = {
     "sutta": "Discourses (Sutta Piṭaka)",
     "vinaya": "Monastic Law (Vinaya Piṭaka)",
 }
+# How a question points at a basket, as regexes over folded text: an explicit name restricts the search to the
+# basket; a topic word only leans toward it ("what offence is it to…" is usually, not always, about the rules).
+BASKET_HINTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "vinaya": {
+        "explicit": (r"(?<!dhamma-)(?<!dhamma )vinaya", r"monastic (?:law|code)"),
+        "soft": (r"monastic rules?", r"training rules?", r"offen[cs]es?", r"for nuns", r"nuns'? rules?",
+                 r"rules? for (?:monks|nuns)"),
+    },
+    "sutta": {"explicit": (r"in the suttas", r"in the discourses", r"sutta pitaka"), "soft": ()},
+}
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,12 @@ DEFAULT_TRANSLATORS: dict[str, str] = {"sutta": "sujato", "vinaya": "brahmali"}
 
 def translator_name(code: str) -> str:
     return TRANSLATORS.get(code, code.capitalize())
+
+
+def find_translator(name: str) -> str | None:
+    """The translator code for a name as written (`Soma`, `Bhikkhu Soma`, `suddhaso`), else None."""
+    words = set(re.findall(r"[a-z]+", fold(name)))
+    return next((code for code in TRANSLATORS if code in words), None)
 
 
 # ---- books -----------------------------------------------------------------------------------------------------

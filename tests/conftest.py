@@ -361,6 +361,7 @@ PARALLELS = [
     {"parallels": ["snp1.4", "sn7.11", "sa98", "~mn53#17-#8"]},
     {"mentions": ["mn10", "pli-tv-bu-pm##pc51"]},
     {"parallels": ["sag##7.1", "Manusmṛti 2.121"]},
+    {"parallels": ["sa379", "~pli-tv-kd1", "sn56.11"]},
     {"retells": ["ud2.1"]},  # a group of one relates nothing
     {"weird": ["mn10", "mn21"]},  # not a relation SuttaCentral defines
 ]

@@ -74,7 +74,7 @@ def test_parallels_table_survives_the_source_quirks(canon_corpus):
     assert parse_id("~ea-2.41#t0881b18–#t0881b22").section == "t0881b18-t0881b22"
     assert parse_id("  Manusmṛti   2.121 ").uid == "Manusmṛti 2.121" and parse_id("~") is None
     groups = read_parallels(canon_corpus / "relationship" / "parallels.json")
-    assert [kind for kind, _ in groups] == ["parallels", "parallels", "parallels", "mentions", "parallels"]
+    assert [kind for kind, _ in groups] == ["parallels", "parallels", "parallels", "mentions", "parallels", "parallels"]
     assert [r.uid for r in groups[0][1]] == ["mn10", "dn22", "ma98", "mn119", "ea12.1"]
 
 

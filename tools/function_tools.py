@@ -18,7 +18,8 @@ from llama_index.core.tools import FunctionTool
 from tools.errors import ToolError
 from tools.expander import expand
 from tools.passages import Passage
-from tools.references import collection_code
+from indexing.vocabulary import BASKETS
+from tools.references import asks_for_parallels, collection_code, translator_named
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -103,27 +104,53 @@ class CanonTools:
 
         return self._run("resolve_alias", {"name": name}, body)
 
-    def lookup_sutta(self, sutta_id: str, query: str = "") -> str:
-        """Read a sutta by ID ("MN 21", "SN 35.28", "AN 3.65", "Dhp 1"). query: what to find inside it. Returns
-        its title and the matching passages with references; says so if no such sutta exists."""
+    def lookup_sutta(self, sutta_id: str, query: str = "", translator: str = "") -> str:
+        """Read a text by ID ("MN 21", "SN 35.28", "Snp 1.4", "Bu Pj 2", "Kd 10"). query: what to find inside it;
+        translator: another translation to read (e.g. "soma"). Returns its title, translator, parallels and the
+        matching passages with references; says so if no such text exists."""
         from tools.lookup import lookup
 
+        translator = translator.strip() or (translator_named(query) or "")
+
         def body():
-            result = lookup(self.library, sutta_id)
+            result = lookup(self.library, sutta_id, translator=translator or None)
             self.recorder.search_types_used.add("lookup")
             head = f"{result.sutta_id} {result.title}"
             if result.title_pali:
                 head += f" ({result.title_pali})"
             head += f", {result.collection}."
+            if len(result.translations) > 1 or translator:
+                head += " " + result.translation_line()
             if result.blurb:
                 head += " " + clip(result.blurb, 200)
-            passages = self._best_in(result.doc_ids, query) if query.strip() else []
+            about_parallels = bool(asks_for_parallels(query))
+            if result.parallels and (about_parallels or any(p.in_library for p in result.parallels)):
+                head += "\n" + _parallels_text(result, full=about_parallels)
+            passages = self._best_in(result.doc_ids, query) if query.strip() and not about_parallels else []
             if not passages:
                 passages = result.passages[: self.budget.lookup_passages]
+            if about_parallels:
+                passages = passages[:1] + self._parallel_openings(result)
             text = head + "\n" + render_passages(passages, self.budget.passage_chars)
             return passages, text, f"{result.sutta_id}: {len(passages)} passages"
 
-        return self._run("lookup_sutta", {"sutta_id": sutta_id, "query": query}, body)
+        inputs = {"sutta_id": sutta_id, "query": query}
+        if translator:
+            inputs["translator"] = translator
+        return self._run("lookup_sutta", inputs, body)
+
+    def _parallel_openings(self, result) -> list[Passage]:
+        """The opening passage of each whole parallel the library holds, so an answer can cite them."""
+        from tools.lookup import lookup
+
+        out: list[Passage] = []
+        for p in result.parallels:
+            if p.in_library and p.kind == "parallels" and not p.section and len(out) < self.budget.lookup_passages:
+                try:
+                    out.extend(lookup(self.library, p.sutta_id).passages[:1])
+                except ToolError:
+                    continue
+        return out
 
     def _best_in(self, doc_ids: list[str], query: str) -> list[Passage]:
         """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
@@ -147,15 +174,17 @@ class CanonTools:
         return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
     def search_passages(self, query: str, collection: str = "", k: int = 0) -> str:
-        """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN,
-        SN, AN or KN to search one collection only. Returns passages with references."""
+        """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN, SN,
+        AN or KN (or Vinaya, Sutta) to search only there. Returns passages with references."""
         from tools.retriever import search
 
         k = max(1, min(int(k or self.budget.k), 15))
-        coll = collection_code(collection or "")
+        wanted = (collection or "").strip().lower()
+        basket = wanted if wanted in BASKETS else None
+        coll = None if basket else collection_code(collection or "")
 
         def body():
-            result = search(self.library, query, k=k, collection=coll)
+            result = search(self.library, query, k=k, collection=coll, basket=basket)
             self.recorder.search_types_used.update(result.search_types_used)
             notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
             text = notes + render_passages(result.passages, self.budget.passage_chars,
@@ -164,8 +193,8 @@ class CanonTools:
                 p.ref for p in result.passages[:6])
 
         inputs = {"query": query, "k": k}
-        if coll:
-            inputs["collection"] = coll
+        if coll or basket:
+            inputs["collection"] = coll or basket
         return self._run("search_passages", inputs, body)
 
     def expand_context(self, ref: str, before: int = 1, after: int = 1) -> str:
@@ -241,13 +270,14 @@ class _AliasArgs(BaseModel):
 
 
 class _LookupArgs(BaseModel):
-    sutta_id: str = Field(description="e.g. MN 21, SN 35.28, AN 3.65, Dhp 1")
-    query: str = Field(default="", description="what to find inside the sutta")
+    sutta_id: str = Field(description="e.g. MN 21, SN 35.28, AN 3.65, Dhp 1, Snp 1.4, Bu Pj 2")
+    query: str = Field(default="", description="what to find inside the text")
+    translator: str = Field(default="", description="another translation, e.g. soma; empty for the default")
 
 
 class _SearchArgs(BaseModel):
     query: str = Field(description="plain words for the topic, simile or phrase")
-    collection: str = Field(default="", description="DN, MN, SN, AN or KN; empty for all")
+    collection: str = Field(default="", description="DN, MN, SN, AN, KN or Vinaya; empty for all")
 
 
 class _ExpandArgs(BaseModel):
@@ -269,6 +299,7 @@ _ARG_SYNONYMS = {
     "sutta_id": ("id", "sutta", "ref", "reference", "input", "uid", "sutta_ref"),
     "ref": ("reference", "segment", "sutta_id", "id", "input", "citation"),
     "draft": ("answer", "text", "input", "claims"),
+    "translator": ("translation", "translated_by", "version"),
 }
 
 
@@ -319,6 +350,14 @@ def build_tools(library, recorder: TurnRecorder, *, budget: ToolBudget | None = 
             fn_schema=_SCHEMAS[name],
         ))
     return tools
+
+
+def _parallels_text(result, full: bool) -> str:
+    """The parallels as the model reads them: those the library holds always; with `full`, all of them."""
+    if full:
+        return result.parallels_line()
+    held = [p.describe() for p in result.parallels if p.in_library and p.kind == "parallels"][:6]
+    return f"Parallels in the library: {'; '.join(held)}." if held else ""
 
 
 def clean_ref(ref: str) -> str:

@@ -1,4 +1,5 @@
-"""Sutta-ID lookup: a reference (`MN 21`, `SN 12.110`, `Dhp 1-20`, `mn21:3.1-3.5`) -> the sutta's header and text.
+"""Lookup by ID: a reference (`MN 21`, `SN 12.110`, `Dhp 1-20`, `Ud 2.1`, `Bu Pj 2`, `mn21:3.1-3.5`) -> the text's
+header, its opening or the segments asked for, the translations held and SuttaCentral's parallels.
 
 Numbers are resolved against a catalog of what the index really holds, so `SN 12.110` finds the range document
 `sn12.104-114` it lives in, and `MN 175` is answered with "no such sutta, MN has 1–152" rather than a neighbour.
@@ -10,11 +11,12 @@ import bisect
 import re
 from dataclasses import asdict, dataclass, field
 
-from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref
 from indexing.stores.docstore import DocStore, DocumentRecord
+from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref, translator_name
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
 from tools.references import Reference, find_references, parse_reference
+from tools.translations import attach_alternatives, choose_translation
 
 OPENING_SEGMENTS = 8
 MAX_SEGMENTS = 60  # a requested range is capped so one call cannot pour a whole sutta into the prompt
@@ -42,10 +44,22 @@ class Catalog:
     def groups(self, book: str) -> list[int]:
         return sorted(g for b, g in self.spans if b == book and g is not None)
 
+    def docs_for_uid(self, uid: str) -> list[str]:
+        """The documents holding a uid (`an1.5` -> [`an1.1-10`]); [] when the library does not hold it."""
+        parsed = parse_uid(uid)
+        if parsed is None:
+            return []
+        lo, hi = parsed.span()
+        return [d for first, last, d in self.spans.get((parsed.book, parsed.group), []) if first <= hi and last >= lo]
+
     def resolve(self, ref: Reference) -> list[str]:
         """Doc IDs holding the referenced sutta(s), in order; raises UnknownReferenceError with the valid range."""
         label = BOOKS[ref.book].display
         rows = self.spans.get((ref.book, ref.group))
+        lo, hi = ref.span()
+        if ref.group is None and (ref.book, lo) in self.spans and not any(f <= lo <= l for f, l, _ in rows or []):
+            # `Pvr 1` names a part whose texts are numbered inside it (`Pvr 1.1`–`Pvr 1.16`): all of them
+            return [d for _, _, d in self.spans[(ref.book, lo)]]
         if rows is None:
             if ref.group is not None and self.groups(ref.book):
                 groups = self.groups(ref.book)
@@ -53,7 +67,10 @@ class Catalog:
                     f"There is no {ref.sutta_id}: {label} has {_unit(ref.book)}s {groups[0]}–{groups[-1]}."
                 )
             raise UnknownReferenceError(f"There is no {ref.sutta_id}: the index holds no {label} texts.")
-        lo, hi = ref.span()
+        if not ref.is_range:
+            exact = [d for first, last, d in rows if first == last == lo]
+            if exact:  # `Bi Pj 1` has its own document besides the collected `Bi Pj 1-4`
+                return exact[:1]
         found: list[str] = []
         starts = [r[0] for r in rows]
         i = max(bisect.bisect_right(starts, lo) - 1, 0)
@@ -85,6 +102,25 @@ class SegmentRow:
 
 
 @dataclass
+class ParallelText:
+    """A text SuttaCentral relates to the one looked up."""
+
+    sutta_id: str  # the display ID when the library holds it (`DN 22`), else SuttaCentral's ID (`ma98`)
+    title: str  # "" when not in the library
+    in_library: bool
+    partial: bool  # a partial or resembling parallel
+    kind: str = "parallels"  # parallels | mentions | retells
+    section: str = ""  # the related part of that text (SuttaCentral's paragraph numbers), "" for all of it
+    own_section: str = ""  # the part of the text looked up
+
+    def describe(self) -> str:
+        where = f" §{self.section}" if self.section else ""
+        title = f" {self.title}" if self.title else ""
+        notes = [n for n, on in (("partial", self.partial), ("not in the library", not self.in_library)) if on]
+        return f"{self.sutta_id}{where}{title}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+@dataclass
 class LookupResult:
     query: str
     sutta_id: str  # `MN 21`, or `Dhp 1–20` for a verse range
@@ -97,6 +133,9 @@ class LookupResult:
     rows: list[SegmentRow]
     passages: list[Passage]  # the chunks holding the rows, so answers can cite them
     blurb: str = ""
+    translator: str = ""  # whose English the rows are (`sujato`)
+    translations: list[str] = field(default_factory=list)  # every translator the library holds this text by
+    parallels: list[ParallelText] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -109,8 +148,12 @@ class LookupResult:
         if self.title_pali:
             head += f" ({self.title_pali})"
         lines = [head, f"{self.collection}; {self.n_segments} segments; showing {self.segments_shown}."]
+        if self.translator:
+            lines.append(self.translation_line())
         if self.blurb:
             lines.append(f"Summary: {self.blurb}")
+        if self.parallels:
+            lines.append(self.parallels_line())
         for row in self.rows:
             lines.append(f"[{row.ref}] {row.en}")
             if row.pali:
@@ -118,23 +161,68 @@ class LookupResult:
         return "\n".join(lines)
 
 
-def lookup(library, ref_text: str, segments: str | None = None) -> LookupResult:
-    """Look up a sutta by its ID. Call this when the user names a sutta number (`MN 21`, `SN 35.28`, `AN 4.159`,
-    `DN 22`, `Dhp 1-20`, or a segment like `mn21:3.1`). `segments` optionally narrows to a segment range such as
-    `"3.1-3.5"`. Returns the English and Pali titles, collection, segment count and the opening segments (or the
-    requested ones), English with Pali beside it. An unknown number raises an error saying which numbers exist."""
+    def translation_line(self) -> str:
+        others = [translator_name(t) for t in self.translations if t != self.translator]
+        also = f" (also in the library: {', '.join(others)})" if others else ""
+        return f"Translated by {translator_name(self.translator)}{also}."
+
+    def parallels_line(self, limit: int = 12) -> str:
+        shown = [p.describe() for p in self.parallels if p.kind == "parallels"][:limit]
+        mentions = [p.describe() for p in self.parallels if p.kind != "parallels"][:4]
+        line = f"Parallels (SuttaCentral): {'; '.join(shown)}." if shown else ""
+        if mentions:
+            line += f" Mentioned or retold in: {'; '.join(mentions)}."
+        return line.strip()
+
+
+REFERENCE_FORMS = "MN 21, SN 35.28, AN 4.159, Dhp 1, Snp 1.4, Ud 2.1, Thag 1.1, Bu Pj 2, Kd 10 or Bu Pm"
+
+
+def lookup(library, ref_text: str, segments: str | None = None, translator: str | None = None) -> LookupResult:
+    """Look up a text by its ID. Call this when the user names a text by number (`MN 21`, `SN 35.28`, `AN 4.159`,
+    `Dhp 1-20`, `Snp 1.4`, `Bu Pj 2`, `Kd 10`, or a segment like `mn21:3.1`). `segments` optionally narrows to a
+    segment range such as `"3.1-3.5"`; `translator` (`soma`) picks another translation the library holds.
+    Returns the English and Pali titles, collection, segment count and the opening segments (or the requested
+    ones), English with Pali beside it, the translations held and the text's parallels. An unknown number raises
+    an error saying which numbers exist."""
     ref = parse_reference(ref_text) or next(iter(find_references(ref_text)), None)
     if ref is None:
-        raise ToolError(
-            f"{ref_text!r} is not a sutta reference; write it like MN 21, SN 35.28, AN 4.159, DN 22 or Dhp 1."
-        )
+        raise ToolError(f"{ref_text!r} is not a reference; write it like {REFERENCE_FORMS}.")
     doc_ids = library.catalog.resolve(ref)
     docs = [library.docstore.document(d) for d in doc_ids]
     docs = [d for d in docs if d is not None]
+    if translator and docs:
+        docs = [library.docstore.document(choose_translation(library.docstore, d.sutta_id, translator)) for d in docs]
     wanted = segments or ref.segment
     if len(docs) == 1:
-        return _single(library, ref_text, ref, docs[0], wanted)
-    return _several(library, ref_text, ref, docs)
+        result = _single(library, ref_text, ref, docs[0], wanted)
+    else:
+        result = _several(library, ref_text, ref, docs)
+    first = docs[0]
+    result.translator = first.translator
+    result.translations = [d.translator for d in library.docstore.translations(first.sutta_id) if d.translator] \
+        if first.sutta_id else []
+    result.parallels = parallels_of(library, ref.uid if len(docs) == 1 else first.doc_id.partition("@")[0])
+    if first.translator and "@" not in first.doc_id:
+        attach_alternatives(library, result.passages)
+    return result
+
+
+def parallels_of(library, uid: str) -> list[ParallelText]:
+    """SuttaCentral's parallels of a text: those the library holds by display ID and title, the rest by ID."""
+    out: list[ParallelText] = []
+    for rel in library.docstore.parallels(uid):
+        docs = library.catalog.docs_for_uid(rel.uid)
+        doc = library.docstore.document(docs[0]) if docs else None
+        parsed = parse_uid(rel.uid)
+        if doc is not None and parsed is not None:
+            out.append(ParallelText(parsed.sutta_id, doc.title, True, rel.partial, rel.kind, rel.section,
+                                    rel.own_section))
+        else:
+            out.append(ParallelText(rel.uid, "", False, rel.partial, rel.kind, rel.section, rel.own_section))
+    # whole texts before parts of texts, the library's before the rest, full before partial
+    out.sort(key=lambda p: (p.kind != "parallels", bool(p.section or p.own_section), not p.in_library, p.partial))
+    return out
 
 
 def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: str | None) -> LookupResult:
@@ -153,7 +241,7 @@ def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: st
         shown = "the opening"
     rows = [SegmentRow(s.seg_id, segment_ref(s.seg_id), s.en.strip(), s.pali.strip()) for s in chosen]
     sutta_id = doc.sutta_id
-    if ref.uid != doc.doc_id and not ref.is_range:
+    if ref.uid != doc.doc_id.partition("@")[0] and not ref.is_range:
         # the sutta lives inside a range document: say so instead of silently showing the range's ID
         sutta_id = f"{ref.sutta_id} (in {doc.sutta_id})"
     return LookupResult(

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexing.vocabulary import sutta_id_to_uid
+from indexing.vocabulary import BASKETS, COLLECTIONS, sutta_id_to_uid
 from indexing.models import Chunk
 from indexing.text import STOPWORDS, fold
 from tools.aliases import STRONG
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
-from tools.references import collection_hints, find_references
+from tools.references import basket_hint, collection_code, collection_hints, find_references, genre_hint
+from tools.translations import attach_alternatives, collapse
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ MODES = ("bm25", "dense", "hybrid", "hybrid+rerank")
 CANDIDATES = 40  # per retriever, before fusion
 POOL = 30  # fused candidates that go on to dedup and MMR
 COLLECTION_BOOST = 0.3
+BASKET_BOOST = 0.3  # a topic word of one basket ("offence", "training rule") leans the ranking toward it
+GENRE_LEAN = 0.15  # "which discourse…" leans away from the verse anthologies, "whose verses…" toward them
 SOFT_ALIAS_BOOST = 0.5
 DUPLICATE_JACCARD = 0.8
 MAX_PINNED_PER_NAME = 3
@@ -56,6 +59,9 @@ class QueryPlan:
     boosted_docs: dict[str, float] = field(default_factory=dict)  # less certain title matches
     collections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    basket: str | None = None  # the basket the question points at
+    basket_explicit: bool = False  # it names the basket ("in the Vinaya"): search only there
+    genre: str | None = None  # "prose" or "verse": the kind of text asked for
 
 
 @dataclass
@@ -69,6 +75,7 @@ class SearchResult:
     collections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    basket: str | None = None  # searched only there (named or asked for), or leaned toward it
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +85,7 @@ class SearchResult:
             "pinned_suttas": self.pinned_suttas,
             "boosted_suttas": self.boosted_suttas,
             "collections": self.collections,
+            "basket": self.basket,
             "notes": self.notes,
             "timings_ms": self.timings_ms,
             "passages": [p.to_dict() for p in self.passages],
@@ -126,9 +134,11 @@ def plan_query(library, query: str, use_names: bool = True) -> QueryPlan:
                 boosted[doc_id] = max(boosted.get(doc_id, 0.0), cand.score / 100)
 
     collections = collection_hints(stripped)
+    basket, explicit = basket_hint(stripped)
     words = re.findall(r"[\w’'-]+", stripped)
     bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) or stripped
-    return QueryPlan(query, bm25_text, stripped.strip() or query, pinned, boosted, collections, notes)
+    return QueryPlan(query, bm25_text, stripped.strip() or query, pinned, boosted, collections, notes, basket,
+                     explicit, genre_hint(stripped))
 
 
 def _doc_of(library, sutta_id: str) -> str | None:
@@ -173,8 +183,9 @@ def _matrix_search(library, cached, vector, k: int, where: dict | None) -> list[
     q /= np.linalg.norm(q) + 1e-9
     if where and "doc_id" in where:
         rows = np.array([row[c] for c in library.chunk_ids_of(where["doc_id"]) if c in row], dtype=int)
-    elif where and "collection" in where:
-        rows = np.array([row[c] for c in library.collection_chunk_ids(where["collection"]) if c in row], dtype=int)
+    elif where:
+        members = _members(library, where)
+        rows = np.array(sorted(row[c] for c in members if c in row), dtype=int)
     else:
         rows = None
     if rows is not None and not len(rows):
@@ -185,6 +196,16 @@ def _matrix_search(library, cached, vector, k: int, where: dict | None) -> list[
     top = top[np.argsort(-scores[top])]
     pick = rows[top] if rows is not None else top
     return [(ids[i], float(scores[j])) for i, j in zip(pick, top)]
+
+
+def _members(library, where: dict) -> set[str]:
+    """The chunk IDs a {"collection": …, "basket": …} filter lets through."""
+    sets = []
+    if "collection" in where:
+        sets.append(library.collection_chunk_ids(where["collection"]))
+    if "basket" in where:
+        sets.append(library.basket_chunk_ids(where["basket"]))
+    return set.intersection(*sets) if sets else set()
 
 
 def rrf(ranked: dict[str, list[tuple[str, float]]], weights: dict[str, float], k: int) -> dict[str, float]:
@@ -204,12 +225,15 @@ def search(
     mode: str = "hybrid",
     collection: str | None = None,
     use_names: bool = True,
+    basket: str | None = None,
 ) -> SearchResult:
     """Search the canon for passages relevant to a question or topic. Call this for questions about what the texts
     say ("where does the Buddha compare the mind to a monkey?"), to find suttas on a theme, or to find the passage
     in a named sutta that answers a question. Arguments: `query` in plain words (IDs and titles in it are honoured:
-    that sutta's passages come first); optional `collection` (DN, MN, SN, AN or KN) to search only there.
-    Returns ranked passages with sutta ID, title, segment range, English text, Pali and per-stage scores."""
+    that sutta's passages come first); optional `collection` (DN, MN, SN, AN, KN; Vb, Kd, Pvr, Pm) or `basket`
+    (sutta, vinaya) to search only there; a question that names the Vinaya searches only the Vinaya.
+    Returns ranked passages with sutta ID, title, segment range, English text, Pali and per-stage scores; another
+    translation of a passage is carried beside it, never returned as a hit of its own."""
     if mode not in MODES:
         raise ToolError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
     if not query.strip():
@@ -227,11 +251,20 @@ def search(
     if want_dense and not library.dense_ready:
         notes.append(f"dense search unavailable ({library.dense_error}); BM25 only")
         want_dense, want_bm25 = False, True
-    allowed, where = None, None
+    where: dict[str, str] = {}
     if collection:
-        collection = collection.upper()
-        allowed = _collection_chunks(library, collection)
-        where = {"collection": collection}
+        code = collection_code(collection)
+        if code is None:
+            raise ToolError(f"unknown collection {collection!r}; use one of {', '.join(COLLECTIONS)}")
+        collection = code
+        where["collection"] = code
+    if basket and basket not in BASKETS:
+        raise ToolError(f"unknown basket {basket!r}; use sutta or vinaya")
+    basket = basket or (plan.basket if plan.basket_explicit else None)
+    if basket:
+        where["basket"] = basket
+    allowed = _filtered_chunks(library, where) if where else None
+    where = where or None
 
     ranked: dict[str, list[tuple[str, float]]] = {}
     t0 = time.perf_counter()
@@ -253,9 +286,9 @@ def search(
 
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
-    fused = rrf(ranked, weights, settings.rrf_k)
+    fused, _ = collapse(library.translations, rrf(ranked, weights, settings.rrf_k))
     stage = {name: dict(hits) for name, hits in ranked.items()}
-    for doc_boost, factor in _boosts(library, plan, fused).items():
+    for doc_boost, factor in _boosts(library, plan, fused, soft_basket=None if basket else plan.basket).items():
         fused[doc_boost] *= factor
 
     pinned_scores = _pinned(library, plan, weights, want_bm25, want_dense, k) if not collection else {}
@@ -309,13 +342,14 @@ def search(
     return SearchResult(
         query=query,
         mode=mode,
-        passages=passages[:k],
+        passages=attach_alternatives(library, passages[:k]),
         search_types_used=used,
         pinned_suttas=[_sid(library, d) for d in plan.pinned_docs],
         boosted_suttas=[_sid(library, d) for d in plan.boosted_docs],
         collections=[collection] if collection else plan.collections,
         notes=notes,
         timings_ms=timings,
+        basket=basket or plan.basket,
     )
 
 
@@ -328,17 +362,23 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-def _boosts(library, plan: QueryPlan, fused: dict[str, float]) -> dict[str, float]:
-    """chunk_id -> multiplier for soft hints: a collection named in words, a title matched without a cue."""
-    if not fused or not (plan.collections or plan.boosted_docs):
+def _boosts(library, plan: QueryPlan, fused: dict[str, float], soft_basket: str | None) -> dict[str, float]:
+    """chunk_id -> multiplier for soft hints: a collection named in words, a basket's topic word ("offence"), the
+    kind of text asked for (a discourse or verses), a title matched without a cue."""
+    if not fused or not (plan.collections or plan.boosted_docs or soft_basket or plan.genre):
         return {}
     homes = library.chunk_homes
+    verse_docs = library.verse_chunk_ids() if plan.genre else frozenset()
     factors: dict[str, float] = {}
     for cid in fused:
-        doc_id, coll = homes.get(cid, ("", ""))
+        doc_id, coll, bsk = homes.get(cid, ("", "", ""))
         f = 1.0
+        if cid in verse_docs:
+            f *= (1 + GENRE_LEAN) if plan.genre == "verse" else 1 / (1 + GENRE_LEAN)
         if plan.collections and coll in plan.collections:
             f *= 1 + COLLECTION_BOOST
+        if soft_basket and bsk == soft_basket:
+            f *= 1 + BASKET_BOOST
         if doc_id in plan.boosted_docs:
             f *= 1 + SOFT_ALIAS_BOOST * plan.boosted_docs[doc_id]
         if f != 1.0:
@@ -409,10 +449,11 @@ def phrase_factors(query: str, chunks: dict[str, Chunk]) -> dict[str, float]:
     return out
 
 
-def _collection_chunks(library, collection: str) -> set[str]:
-    ids = library.collection_chunk_ids(collection)
+def _filtered_chunks(library, where: dict[str, str]) -> set[str]:
+    ids = _members(library, where)
     if not ids:
-        raise ToolError(f"no passages in collection {collection!r}; use DN, MN, SN, AN or KN")
+        held = ", ".join(c for c in COLLECTIONS if library.collection_chunk_ids(c))
+        raise ToolError(f"no passages in {' and '.join(where.values())}; the library holds {held}")
     return ids
 
 
