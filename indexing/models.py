@@ -38,6 +38,7 @@ class SourceDocument:
     headers: dict[str, str] = field(default_factory=dict)  # :0.x segments, kept for display
     basket: str = ""  # sutta | vinaya, or "" for non-canon documents
     translator: str = ""  # the English translator (`sujato`, `soma`); one document per (text, translator)
+    aliases: list[str] = field(default_factory=list)  # other names of the text (SuttaCentral's name files)
 
 
 @dataclass

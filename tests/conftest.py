@@ -391,6 +391,7 @@ def write_canon_corpus(root: Path) -> Path:
           {"pli-tv-bu-vb-name:3.pli-tv-bu-vb-pj2": "Adinnādāna"})
     _dump(tree / _EN / "name/vinaya/pli-tv-kd-name_translation-en-sujato.json", {"pli-tv-kd-name:1.pli-tv-kd1": "Going Forth"})
     _dump(tree / "root/misc/site/name/sutta/snp-name_root-misc-site.json", {"snp-name:5.snp1.4": "Kasibhāradvājasutta"})
+    _dump(tree / _EN / "name/sutta/snp-name_translation-en-sujato.json", {"snp-name:5.snp1.4": "The Ploughing Brahmin "})
     _dump(tree / "root/en/blurb/pli-tv-bu-vb-blurbs_root-en.json",
           {"pli-tv-bu-vb-blurbs:pli-tv-bu-vb-pj2": "A monk who steals is <i lang='pi' translate='no'>pārājika</i>."})
     (tree / "relationship").mkdir(parents=True, exist_ok=True)

@@ -143,3 +143,39 @@ def test_which_discourse_leans_away_from_the_verse_anthologies_and_whose_verses_
                        if p.sutta_id == "Thag 1.1")
     prose_score = next(p.scores["fused"] for p in prose.passages if p.sutta_id == "Thag 1.1")
     assert prose_score < verse_score
+
+
+def test_new_books_are_found_by_their_names_and_the_well_known_nicknames(lib):
+    def top(name):
+        found = lib.aliases.resolve(name).candidates
+        return found[0].sutta_id if found else None
+
+    assert top("Kasibhāradvāja Sutta") == "Snp 1.4"  # the Pali title
+    assert top("the Ploughing Brahmin discourse") == "Snp 1.4"  # SuttaCentral's other English name
+    assert top("Adinnādāna") == "Bu Pj 2" and top("Subhūti") == "Thag 1.1"
+    assert top("Second Pārājika") == "Bu Pj 2"  # the project's nicknames file
+    assert top("Verses of a Certain Unknown Elder") is None  # another translation's title is not a name of it
+
+
+def test_the_nicknames_file_is_well_formed_and_its_evidence_is_in_the_texts():
+    import csv
+    import json
+    from pathlib import Path
+
+    from indexing.vocabulary import sutta_id_to_uid
+    from tools.aliases import CANON_NICKNAMES
+
+    rows = list(csv.DictReader(CANON_NICKNAMES.open(encoding="utf-8")))
+    assert rows and all(r["alias"].strip() and r["source"].strip() for r in rows)
+    for r in rows:
+        assert r["evidence_segment"].startswith(sutta_id_to_uid(r["sutta_id"]) + ":"), r
+    # ../shared beside the checkout (a worktree sits one level deeper)
+    repo = Path(__file__).resolve().parents[1]
+    tree = next((p / "shared/corpus/suttacentral" for p in (repo.parent, repo.parent.parent)
+                 if (p / "shared/corpus/suttacentral").is_dir()), None)
+    if tree is None:
+        pytest.skip("the shared corpus is not on this machine")
+    for r in rows:
+        uid = sutta_id_to_uid(r["sutta_id"])
+        texts = [json.loads(p.read_text(encoding="utf-8")) for p in tree.rglob(f"{uid}_*.json")]
+        assert any(t.get(r["evidence_segment"], "").strip() for t in texts), r

@@ -24,6 +24,10 @@ from indexing.text import STOPWORDS, fold
 
 log = logging.getLogger(__name__)
 
+# Well-known names of the Khuddaka and Vinaya texts that SuttaCentral's name files do not give (Karaṇīya Metta
+# Sutta, Jewel Discourse, Pārājika 1 …), each with the segment that shows it and a public source.
+CANON_NICKNAMES = Path(__file__).with_name("data") / "canon_nicknames.csv"
+_PALI_NAME = re.compile(r"(?:sutta|gatha|vagga|kkhandhaka|sikkhapada)$")
 THRESHOLD = 80.0  # below this a candidate is dropped: no guess is better than a wrong sutta
 STRONG = 90.0  # at or above this a match is treated as the user naming the sutta
 MAX_WINDOW = 8
@@ -136,13 +140,16 @@ class AliasIndex:
     def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> "AliasIndex":
         index = cls()
         for doc in docstore.documents():
-            if not doc.sutta_id:
+            if not doc.sutta_id or "@" in doc.doc_id:  # another translation's title names the same text
                 continue
             index.titles[doc.sutta_id] = doc.title
             if doc.title and not doc.title.startswith("Dhammapada"):
                 index.add(doc.title, doc.sutta_id, "title")
             if doc.title_pali:
                 index.add(doc.title_pali, doc.sutta_id, "title_pali")
+            for name in doc.aliases:  # SuttaCentral's other names for the text: Pali if it ends like one
+                index.add(name, doc.sutta_id, "title_pali" if _PALI_NAME.search(fold(name)) else "title")
+        index.load_csv(CANON_NICKNAMES)
         if nicknames_csv and Path(nicknames_csv).exists():
             index.load_csv(Path(nicknames_csv))
         elif nicknames_csv:

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the documents this reader makes from the same files change (new books, titles, markup, metadata):
 # the version is part of every file's content hash, so an existing index re-reads each file once.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 ROOT_SUFFIX = "_root-pli-ms.json"
 _TRANSLATION = re.compile(r"^(?P<uid>.+)_translation-en-(?P<translator>[a-z]+)\.json$")
 _TEXT_PARTS = ("/sutta/", "/vinaya/")
@@ -203,11 +203,17 @@ def _document(path: Path, uid: str, parsed: ParsedUid, seg_ids: list[str], engli
         previous_para = para
     if not units:
         return None
+    title, title_pali = _title(parsed, headers, chapter, names), _pali_title(uid, pali, names)
+    # SuttaCentral's names for the text where they differ from the titles shown: more ways to find it by name
+    # (the four nikāyas and the Dhammapada keep the names they were found by before the whole canon came in)
+    aliases = [n for n in (names.english.get(uid), names.pali.get(uid)) if n and n not in (title, title_pali)
+               and parsed.book not in _FIRST_BOOKS]
     return SourceDocument(
         doc_id=doc_id_for(uid, translator, parsed.basket),
         sutta_id=parsed.sutta_id,
-        title=_title(parsed, headers, chapter, names),
-        title_pali=_pali_title(uid, pali, names),
+        title=title,
+        title_pali=title_pali,
+        aliases=aliases,
         source_path=str(path),
         kind="sutta",
         units=units,
@@ -231,6 +237,8 @@ def _chapter_title(headers: dict[str, str]) -> str:
 
 # Header segments that are not a title: the recitation openings some Vinaya rules carry in their 0.x segments.
 _NOT_A_TITLE = re.compile(r"^(?:homage|venerables?,)", re.IGNORECASE)
+_FIRST_BOOKS = frozenset({"dn", "mn", "sn", "an", "dhp"})
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
 
 
 def _title(parsed: ParsedUid, headers: dict[str, str], chapter: str, names: _Names) -> str:
@@ -249,7 +257,8 @@ def _title(parsed: ParsedUid, headers: dict[str, str], chapter: str, names: _Nam
         # SuttaCentral's short rule names ("Theft") say more than Brahmali's headers ("The second training rule…")
         return names.english.get(uid) or (titled[-1] if len(titled) >= 2 else "") or BOOKS[book].english
     if book in ("kp", "ud", "iti", "snp", "thag", "thig") and len(titled) >= 2:
-        return titled[-1]  # the translator's own title, the last of "Book 1.4", "Chapter", "Title"
+        # the translator's own title, the last of "Book 1.4", "Chapter", "Title" (`3.12 Contemplating Pairs`)
+        return _NUMBERED.sub("", titled[-1])
     if uid in names.english:
         return names.english[uid]
     return chapter

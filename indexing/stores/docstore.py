@@ -11,7 +11,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from indexing.models import Chunk, SourceDocument
@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS parallels (
 CREATE INDEX IF NOT EXISTS parallels_uid ON parallels(uid);
 """
 # Columns added after the first release, with their defaults: an older docstore gains them when it is opened.
-_ADDED_COLUMNS = {"documents": {"basket": "TEXT DEFAULT ''", "translator": "TEXT DEFAULT ''"}}
+_ADDED_COLUMNS = {"documents": {"basket": "TEXT DEFAULT ''", "translator": "TEXT DEFAULT ''",
+                                "aliases": "TEXT DEFAULT '[]'"}}
 
 
 @dataclass
@@ -63,6 +64,7 @@ class DocumentRecord:
     headers: dict[str, str]
     basket: str = ""
     translator: str = ""
+    aliases: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -100,7 +102,7 @@ class ManifestEntry:
 _CHUNK_FIELDS = [f.name for f in fields(Chunk)]
 # Named, so documents written before `basket` and `translator` existed read the same way.
 _DOC_COLUMNS = ("doc_id, sutta_id, title, title_pali, collection, book, grp, group_title, blurb, source_path, kind, "
-                "n_segments, headers, basket, translator")
+                "n_segments, headers, basket, translator, aliases")
 
 
 class DocStore:
@@ -148,10 +150,11 @@ class DocStore:
         self._delete_source(source_path)
         for doc in docs:
             self._conn.execute(
-                f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) VALUES ({','.join('?' * 15)})",
+                f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) VALUES ({','.join('?' * 16)})",
                 (doc.doc_id, doc.sutta_id, doc.title, doc.title_pali, doc.collection, doc.book, doc.group,
                  doc.group_title, doc.blurb, doc.source_path, doc.kind, len(doc.units),
-                 json.dumps(doc.headers, ensure_ascii=False), doc.basket, doc.translator),
+                 json.dumps(doc.headers, ensure_ascii=False), doc.basket, doc.translator,
+                 json.dumps(doc.aliases, ensure_ascii=False)),
             )
             self._conn.executemany(
                 "INSERT OR REPLACE INTO segments VALUES (?,?,?,?,?,?,?)",
@@ -330,7 +333,7 @@ class DocStore:
 
 def _doc(row: tuple) -> DocumentRecord:
     return DocumentRecord(*row[:12], headers=json.loads(row[12] or "{}"), basket=row[13] or "",
-                          translator=row[14] or "")
+                          translator=row[14] or "", aliases=json.loads(row[15] or "[]"))
 
 
 def _chunk(data: str) -> Chunk:
