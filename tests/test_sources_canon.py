@@ -148,3 +148,16 @@ def test_translator_comes_from_the_file_name(tmp_path, translator):
     path.write_text(json.dumps(THIG := {"thig1.1:1.1": "A line. "}))
     assert suttacentral.is_translation_file(path) and suttacentral.translator_of(path) == translator
     assert parse_file(path)[0].doc_id == f"thig1.1@{translator}" and THIG
+
+
+def test_stats_report_baskets_collections_and_translators(settings, canon_corpus, fake_embed):
+    from indexing.stats import collect_stats, format_stats
+
+    pipeline.ingest(settings, [canon_corpus], embed_model=fake_embed, progress=False)
+    stats = collect_stats(settings)
+    assert stats["by_basket"]["sutta"]["documents"] == 20  # the mini corpus's 17 and Thag 1.1, Thig 1.1, Snp 1.4
+    assert stats["by_translator"]["sujato"]["documents"] == 20 and stats["by_translator"]["soma"]["documents"] == 1
+    text = format_stats(stats)
+    assert "by basket: sutta 20 texts / " in text and ", vinaya 4 texts / " in text
+    assert "by collection: MN 2 texts / " in text and "Kd 1 texts / " in text
+    assert "by translator: sujato 20 texts / " in text and "soma 1 texts / " in text

@@ -319,8 +319,11 @@ class DocStore:
         by_kind = dict(self._query("SELECT kind, COUNT(*) FROM documents GROUP BY kind"))
         per: dict[str, dict] = {"basket": {}, "collection": {}, "translator": {}}
         for level in per:
+            # a text is counted once, by its default translation (or by each translator, per translator);
+            # chunks are counted whoever translated them
+            texts = "d.doc_id" if level == "translator" else "CASE WHEN instr(d.doc_id, '@') = 0 THEN d.doc_id END"
             rows = self._query(
-                f"SELECT d.{level}, COUNT(DISTINCT d.doc_id), COUNT(c.chunk_id) FROM documents d "
+                f"SELECT d.{level}, COUNT(DISTINCT {texts}), COUNT(c.chunk_id) FROM documents d "
                 f"LEFT JOIN chunks c ON c.doc_id = d.doc_id WHERE d.sutta_id IS NOT NULL GROUP BY d.{level}")
             per[level] = {key or "": {"documents": n_docs, "chunks": n_chunks} for key, n_docs, n_chunks in rows}
         return {"documents": docs, "chunks": chunks, "suttas_by_collection": by_book, "documents_by_kind": by_kind,
