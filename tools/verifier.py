@@ -321,6 +321,11 @@ class ClaimVerifier:
                 bad.append(f"{ref.raw} (no segment {missing[0]} in {view.sutta_id})")
                 continue
             views[doc.doc_id] = view
+            # another translation of the text read in this turn (`thig1.1@soma`) is the same text in other words
+            for other in sorted(d for d in retrieved or () if d.partition("@")[0] == doc.doc_id and d != doc.doc_id):
+                alt = self.index.sutta(other)
+                if alt is not None:
+                    views[other] = alt
         return list(views.values()), bad
 
     def _check_part(self, text: str, views: list[SuttaView]) -> PartResult:
