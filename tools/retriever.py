@@ -286,7 +286,7 @@ def search(
 
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
-    fused, _ = collapse(library.translations, rrf(ranked, weights, settings.rrf_k))
+    fused = collapse(library.translations, rrf(ranked, weights, settings.rrf_k))
     stage = {name: dict(hits) for name, hits in ranked.items()}
     for doc_boost, factor in _boosts(library, plan, fused, soft_basket=None if basket else plan.basket).items():
         fused[doc_boost] *= factor

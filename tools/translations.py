@@ -37,9 +37,6 @@ class TranslationMap:
                         default_chunk[chunk.chunk_id] = home.chunk_id
         return cls(alternatives_of, default_chunk)
 
-    def is_alternative(self, chunk_id: str) -> bool:
-        return chunk_id in self.default_chunk
-
 
 def _covering(defaults: list[Chunk], chunk: Chunk) -> Chunk | None:
     """The default translation's chunk holding the start of an alternative's chunk (segments are shared)."""
@@ -53,22 +50,16 @@ def _covering(defaults: list[Chunk], chunk: Chunk) -> Chunk | None:
     return next((c for c in defaults if segment_key(c.segment_start) >= key), None)
 
 
-def collapse(tmap: TranslationMap, fused: dict[str, float]) -> tuple[dict[str, float], dict[str, str]]:
-    """Fused scores with every alternative translation's hit moved onto the default's passage (the better score
-    of the two), and default chunk_id -> the alternative chunk that brought it in."""
+def collapse(tmap: TranslationMap, fused: dict[str, float]) -> dict[str, float]:
+    """Fused scores with every alternative translation's hit moved onto the default's passage over the same
+    segments (the better score of the two)."""
     if not tmap.default_chunk:
-        return fused, {}
+        return fused
     out: dict[str, float] = {}
-    via: dict[str, str] = {}
     for cid, score in fused.items():
-        home = tmap.default_chunk.get(cid)
-        if home is None:
-            out[cid] = max(out.get(cid, 0.0), score)
-            continue
-        if score > out.get(home, 0.0):
-            out[home] = score
-            via[home] = cid
-    return out, via
+        home = tmap.default_chunk.get(cid, cid)
+        out[home] = max(out.get(home, 0.0), score)
+    return out
 
 
 def attach_alternatives(library, passages: list[Passage]) -> list[Passage]:
