@@ -101,7 +101,9 @@ def test_parallels_are_listed_with_what_the_library_holds(lib):
 def test_lookup_tool_answers_which_texts_are_parallel_with_citable_passages(lib):
     tools = CanonTools(lib, TurnRecorder())
     text = tools.lookup_sutta("SN 56.11", query="Which texts are parallel to it?")
-    assert "Parallels (SuttaCentral): Kd 1 Going Forth (partial); sa379 (not in the library)." in text
+    assert "Texts parallel to SN 56.11 in SuttaCentral's table of parallels:" in text
+    assert "In the library: Kd 1 Going Forth (partial) [Kd 1:1.1.1–6.29.1]." in text
+    assert "Not in the library (SuttaCentral IDs): sa379." in text
     # the parallel the library holds comes with a passage, so the answer can cite it
     assert [p.sutta_id for p in tools.last_passages] == ["SN 56.11", "Kd 1"]
     assert "[Kd 1:" in text

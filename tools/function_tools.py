@@ -124,13 +124,17 @@ class CanonTools:
             if result.blurb:
                 head += " " + clip(result.blurb, 200)
             about_parallels = bool(asks_for_parallels(query))
-            if result.parallels and (about_parallels or any(p.in_library for p in result.parallels)):
-                head += "\n" + _parallels_text(result, full=about_parallels)
             passages = self._best_in(result.doc_ids, query) if query.strip() and not about_parallels else []
             if not passages:
                 passages = result.passages[: self.budget.lookup_passages]
             if about_parallels:
-                passages = passages[:1] + self._parallel_openings(result)
+                openings = self._parallel_openings(result)
+                passages = passages[:1] + openings
+                head += "\n" + _parallels_text(result, {p.sutta_id: p.ref for p in openings})
+            else:
+                held = [p.describe() for p in result.parallels
+                        if p.in_library and p.kind == "parallels" and not p.section and not p.own_section][:6]
+                head += f"\nParallels in the library: {'; '.join(held)}." if held else ""
             text = head + "\n" + render_passages(passages, self.budget.passage_chars)
             return passages, text, f"{result.sutta_id}: {len(passages)} passages"
 
@@ -352,12 +356,27 @@ def build_tools(library, recorder: TurnRecorder, *, budget: ToolBudget | None = 
     return tools
 
 
-def _parallels_text(result, full: bool) -> str:
-    """The parallels as the model reads them: those the library holds always; with `full`, all of them."""
-    if full:
-        return result.parallels_line()
-    held = [p.describe() for p in result.parallels if p.in_library and p.kind == "parallels"][:6]
-    return f"Parallels in the library: {'; '.join(held)}." if held else ""
+def _parallels_text(result, refs: dict[str, str]) -> str:
+    """The parallels as the model reads them when asked about them: those the library holds with the reference of
+    a passage shown below (so the answer can cite it), then the others by SuttaCentral ID."""
+    whole = [p for p in result.parallels if p.kind == "parallels" and not p.section and not p.own_section]
+    held = [f"{p.sutta_id} {p.title}{' (partial)' if p.partial else ''}"
+            + (f" [{refs[p.sutta_id]}]" if p.sutta_id in refs else "") for p in whole if p.in_library]
+    full = [p.sutta_id for p in whole if not p.in_library and not p.partial]
+    partial = [p.sutta_id for p in whole if not p.in_library and p.partial]
+    sections: dict[str, list[str]] = {}
+    for p in result.parallels:
+        if p.kind == "parallels" and (p.section or p.own_section) and p.in_library:
+            sections.setdefault(f"{p.sutta_id} {p.title}", []).append(f"§{p.section}" if p.section else "")
+    parts = [f"{name} ({', '.join(s for s in secs if s)})".replace(" ()", "") for name, secs in sections.items()][:4]
+    lines = [f"Texts parallel to {result.sutta_id} in SuttaCentral's table of parallels:"]
+    lines.append(f"In the library: {'; '.join(held)}." if held else "In the library: none.")
+    if full or partial:
+        others = ", ".join(full) + (f"; partial: {', '.join(partial)}" if partial else "")
+        lines.append(f"Not in the library (SuttaCentral IDs): {others.lstrip('; ')}.")
+    if parts:
+        lines.append(f"Parallel in part: {'; '.join(parts)}.")
+    return "\n".join(lines)
 
 
 def clean_ref(ref: str) -> str:
