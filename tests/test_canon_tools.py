@@ -221,3 +221,20 @@ def test_a_parivara_part_number_names_all_its_texts_and_pm_has_no_number():
     with pytest.raises(UnknownReferenceError, match="There is no Pvr 9: Pvr has 3–3"):
         catalog.resolve(parse_reference("Pvr 9"))
     assert catalog.docs_for_uid("pli-tv-pvr1.2") == ["pli-tv-pvr1.2"] and catalog.docs_for_uid("ma98") == []
+
+
+def test_a_claim_about_parallels_is_checked_against_the_table_not_the_text(lib):
+    from tools.verifier import verify_answer
+
+    tools = CanonTools(lib, TurnRecorder())
+    tools.lookup_sutta("SN 56.11", query="Which texts are parallel to it?")
+
+    def verdict(draft):
+        return verify_answer(draft, tools.recorder, lib.docstore, bm25=lib.bm25).verdicts[0]
+
+    held = verdict("The texts parallel to SN 56.11 are Kd 1 and SA 379 [SN 56.11].")
+    assert (held.verdict, held.reason) == ("supported", "in SuttaCentral's table of parallels")
+    assert verdict("SN 56.11 has a parallel in Kd 1 [SN 56.11].").verdict == "supported"
+    # a text the table does not relate to it is not a parallel, whatever the sentence says
+    assert verdict("The texts parallel to SN 56.11 are Kd 1 and MN 21 [SN 56.11].").reason != \
+        "in SuttaCentral's table of parallels"
