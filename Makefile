@@ -10,7 +10,7 @@ export ANONYMIZED_TELEMETRY := False
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: run setup system-deps index model chat serve test test-fast e2e eval bench clean-index lock
+.PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench clean-index lock
 
 run: setup index model chat
 
@@ -27,6 +27,10 @@ system-deps:
 
 # torch is installed first with pip, which finds the CPU wheel on this machine's disk; an unpinned torch
 # pulled by another package would be a multi-GB CUDA build. uv then resolves the rest against constraints.txt.
+# llama.cpp is compiled for this CPU (-march=native), but never with AMX: some VMs advertise AMX tiles without
+# enabling their register state, and the first matrix multiply then dies with SIGSEGV (seen on Firecracker guests).
+export CMAKE_ARGS := -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +55,11 @@ chat:
 
 serve: setup index
 	$(BIN)/scholar serve
+
+# Lint (CI runs it before the tests): ruff and mypy, both configured in pyproject.toml.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The test command (CI runs exactly this): everything, including the slow tests with the real models and the
 # browser test, so the full index and the embedded model are put in place first.

@@ -11,8 +11,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.errors import LLMUnavailableError
 from chat.providers.rule_based import rule_based_reply, user_question
-from indexing.vocabulary import ABSTAIN_SENTENCE
 from chat.providers.scripted import ScriptedLLM
+from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 
 SYSTEM = ChatMessage(role=MessageRole.SYSTEM, content="Tools...\nThought: ...\nAction: ...\nAction Input: {...}")
@@ -129,13 +129,14 @@ def test_claim_judge_prompt_gets_a_json_verdict_from_word_overlap():
 
 async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
     """The real agent loop and tools over the tiny index: one search, then an answer citing what it returned."""
-    from scholar_helpers import open_library  # noqa: I001 - pytest puts tests/ on sys.path
-    from chat.scholar import Scholar
+    from chat.pipeline.scholar import Scholar
+
+    from helpers_tools import open_library
 
     base = tmp_path_factory.getbasetemp() / "agent-index"
     library = open_library(base)
     settings = library.settings.model_copy(update={"memory_db": base / "memory-rule-based.sqlite"})
-    llm = ScriptedLLM.rule_based()
+    llm = ScriptedLLM(rule_based_reply)
     answer = await Scholar(settings, library, llm).aask("Why does the teaching say that the eye is burning?")
     assert answer.status == "answered", (answer.error, answer.answer)
     assert answer.answer.startswith("According to [")

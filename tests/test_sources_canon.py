@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FakeEmbedding
 
 from indexing import pipeline
 from indexing.chunking import chunk_document
@@ -15,6 +14,8 @@ from indexing.sources.parallels import parse_id, read_parallels
 from indexing.sources.suttacentral import clean_text, parse_file
 from indexing.stores.bm25_store import BM25Store
 from indexing.text import tokenize
+
+from conftest import FakeEmbedding
 
 
 def _file(tree, rel, translator="sujato"):

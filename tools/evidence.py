@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexing.vocabulary import parse_uid, segment_ref, sutta_id_to_uid
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.text import fold, tokenize
+from indexing.vocabulary import parse_uid, segment_ref, sutta_id_to_uid
 
 log = logging.getLogger(__name__)
 

@@ -8,29 +8,31 @@ from __future__ import annotations
 
 import logging
 import threading
-
-import numpy as np
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from indexing.errors import IndexingError
 from indexing.settings import ScholarSettings
-from indexing.vocabulary import BOOKS
 from indexing.stores.bm25_store import BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore
+from indexing.vocabulary import BOOKS
 from tools.errors import ToolError
 
 if TYPE_CHECKING:
     from tools.aliases import AliasIndex
+    from tools.evidence import EmbeddingScorer, EvidenceIndex
     from tools.lookup import Catalog
+    from tools.rerank import Reranker
     from tools.translations import TranslationMap
+    from tools.verifier import ClaimVerifier, Mode
 
 log = logging.getLogger(__name__)
 
-_OPEN: dict[tuple, "Library"] = {}
+_OPEN: dict[tuple, Library] = {}
 _OPEN_LOCK = threading.Lock()
 QUERY_CACHE_SIZE = 2048
 MATRIX_MAX_VECTORS = 300_000  # above this, query Chroma's HNSW index instead of holding every vector in memory
@@ -82,11 +84,14 @@ class Library:
         self._translations: TranslationMap | None = None
         self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
         self._matrix_failed = False
+        self._evidence: EvidenceIndex | None = None
+        self._scorer: EmbeddingScorer | None = None
+        self._reranker: Reranker | None = None
 
     @classmethod
     def open(
         cls, settings: ScholarSettings, embed_model: BaseEmbedding | None = None, dense: bool = True
-    ) -> "Library":
+    ) -> Library:
         """The process-wide library for these settings (and this embedding model, if one is passed)."""
         key = (settings.model_dump_json(), id(embed_model), dense)
         with _OPEN_LOCK:
@@ -97,7 +102,7 @@ class Library:
             return lib
 
     @classmethod
-    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> "Library":
+    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> Library:
         index_dir = settings.index_dir
         if not (index_dir / "docstore.sqlite").exists():
             raise ToolError(f"no index at {index_dir}: run `scholar ingest` first")
@@ -126,11 +131,23 @@ class Library:
 
     @classmethod
     def forget(cls) -> None:
-        """Drop every cached library (tests build many tiny indexes in one process)."""
+        """Drop every cached library and what it caches (tests build many tiny indexes in one process)."""
         with _OPEN_LOCK:
+            for lib in _OPEN.values():
+                lib.clear_caches()
             _OPEN.clear()
 
-    def warm(self) -> "Library":
+    def clear_caches(self) -> None:
+        """Forget everything built from the stores on demand; the next use rebuilds it."""
+        with self._lock:
+            self._catalog, self._aliases, self._chunk_homes, self._collection_ids = None, None, None, None
+            self._query_vectors.clear()
+            self._doc_chunk_ids.clear()
+            self._matrix, self._matrix_failed = None, False
+            self._evidence, self._scorer, self._reranker = None, None, None
+            self._basket_ids, self._verse_ids, self._translations = None, None, None
+
+    def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
         _ = self.catalog, self.aliases, self.chunk_homes, self.translations
@@ -143,7 +160,7 @@ class Library:
         return self.chroma is not None and self.embed_model is not None
 
     @property
-    def catalog(self) -> "Catalog":
+    def catalog(self) -> Catalog:
         if self._catalog is None:
             from tools.lookup import Catalog
 
@@ -153,7 +170,7 @@ class Library:
         return self._catalog
 
     @property
-    def aliases(self) -> "AliasIndex":
+    def aliases(self) -> AliasIndex:
         if self._aliases is None:
             from tools.aliases import AliasIndex
 
@@ -163,7 +180,7 @@ class Library:
         return self._aliases
 
     @property
-    def translations(self) -> "TranslationMap":
+    def translations(self) -> TranslationMap:
         if self._translations is None:
             from tools.translations import TranslationMap
 
@@ -171,6 +188,42 @@ class Library:
                 if self._translations is None:
                     self._translations = TranslationMap.build(self.docstore)
         return self._translations
+
+    @property
+    def evidence(self) -> EvidenceIndex:
+        """Per-sutta token views and word weights, shared by every claim check and grounding quote of the process."""
+        if self._evidence is None:
+            from tools.evidence import EvidenceIndex
+
+            with self._lock:
+                if self._evidence is None:
+                    self._evidence = EvidenceIndex(self.docstore, self.bm25)
+        return self._evidence
+
+    def verifier(self, *, dense: bool = False, llm=None, mode: Mode = "local") -> ClaimVerifier:
+        """A claim verifier over the library's caches. `dense` adds the embedding model's second opinion (when the
+        dense side is up); `llm` is the judge for modes llm and both."""
+        from tools.verifier import ClaimVerifier
+
+        scorer = None
+        if dense and self.embed_model is not None:
+            from tools.evidence import EmbeddingScorer
+
+            with self._lock:
+                if self._scorer is None:
+                    self._scorer = EmbeddingScorer(self.embed_model)
+                scorer = self._scorer
+        return ClaimVerifier(self.evidence, scorer, llm=llm, mode=mode)
+
+    def reranker(self, llm=None) -> Reranker:
+        """The reranker the settings ask for, built once (a cross-encoder load takes seconds). The `llm` reranker
+        is built by the first call that passes an LLM; until then it is `none`."""
+        from tools.rerank import build_reranker
+
+        with self._lock:
+            if self._reranker is None or (llm is not None and self._reranker.name == "none"):
+                self._reranker = build_reranker(self.settings, llm)
+            return self._reranker
 
     def embed_query(self, text: str) -> list[float]:
         """The query's vector, LRU-cached: the agent often searches the same words twice in a turn."""
@@ -181,6 +234,7 @@ class Library:
             if hit is not None:
                 self._query_vectors.move_to_end(text)
                 return hit
+        assert self.embed_model is not None  # dense_ready
         vector = list(self.embed_model.get_query_embedding(text))
         with self._lock:
             self._query_vectors[text] = vector

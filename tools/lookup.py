@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref, translator_name
@@ -29,7 +29,7 @@ class Catalog:
     spans: dict[tuple[str, int | None], list[tuple[int, int, str]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, docstore: DocStore) -> "Catalog":
+    def build(cls, docstore: DocStore) -> Catalog:
         spans: dict[tuple[str, int | None], list[tuple[int, int, str]]] = {}
         for doc in docstore.documents():
             parsed = parse_uid(doc.doc_id) if doc.sutta_id else None
@@ -57,9 +57,10 @@ class Catalog:
         label = BOOKS[ref.book].display
         rows = self.spans.get((ref.book, ref.group))
         lo, hi = ref.span()
-        if ref.group is None and (ref.book, lo) in self.spans and not any(f <= lo <= l for f, l, _ in rows or []):
+        parts = self.spans.get((ref.book, lo)) if ref.group is None else None
+        if parts and not any(first <= lo <= last for first, last, _ in rows or []):
             # `Pvr 1` names a part whose texts are numbered inside it (`Pvr 1.1`–`Pvr 1.16`): all of them
-            return [d for _, _, d in self.spans[(ref.book, lo)]]
+            return [d for _, _, d in parts]
         if rows is None:
             if ref.group is not None and self.groups(ref.book):
                 groups = self.groups(ref.book)
@@ -137,67 +138,42 @@ class LookupResult:
     translations: list[str] = field(default_factory=list)  # every translator the library holds this text by
     parallels: list[ParallelText] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data["passages"] = [p.to_dict() for p in self.passages]
-        return data
-
-    def render(self) -> str:
-        """Plain text for the agent: header, then each segment's English with its Pali beneath."""
-        head = f"{self.sutta_id} — {self.title}"
-        if self.title_pali:
-            head += f" ({self.title_pali})"
-        lines = [head, f"{self.collection}; {self.n_segments} segments; showing {self.segments_shown}."]
-        if self.translator:
-            lines.append(self.translation_line())
-        if self.blurb:
-            lines.append(f"Summary: {self.blurb}")
-        if self.parallels:
-            lines.append(self.parallels_line())
-        for row in self.rows:
-            lines.append(f"[{row.ref}] {row.en}")
-            if row.pali:
-                lines.append(f"    Pali: {row.pali}")
-        return "\n".join(lines)
-
-
     def translation_line(self) -> str:
         others = [translator_name(t) for t in self.translations if t != self.translator]
         also = f" (also in the library: {', '.join(others)})" if others else ""
         return f"Translated by {translator_name(self.translator)}{also}."
-
-    def parallels_line(self, limit: int = 12) -> str:
-        shown = [p.describe() for p in self.parallels if p.kind == "parallels"][:limit]
-        mentions = [p.describe() for p in self.parallels if p.kind != "parallels"][:4]
-        line = f"Parallels (SuttaCentral): {'; '.join(shown)}." if shown else ""
-        if mentions:
-            line += f" Mentioned or retold in: {'; '.join(mentions)}."
-        return line.strip()
 
 
 REFERENCE_FORMS = "MN 21, SN 35.28, AN 4.159, Dhp 1, Snp 1.4, Ud 2.1, Thag 1.1, Bu Pj 2, Kd 10 or Bu Pm"
 
 
 def lookup(library, ref_text: str, segments: str | None = None, translator: str | None = None) -> LookupResult:
-    """Look up a text by its ID. Call this when the user names a text by number (`MN 21`, `SN 35.28`, `AN 4.159`,
-    `Dhp 1-20`, `Snp 1.4`, `Bu Pj 2`, `Kd 10`, or a segment like `mn21:3.1`). `segments` optionally narrows to a
-    segment range such as `"3.1-3.5"`; `translator` (`soma`) picks another translation the library holds.
-    Returns the English and Pali titles, collection, segment count and the opening segments (or the requested
-    ones), English with Pali beside it, the translations held and the text's parallels. An unknown number raises
-    an error saying which numbers exist."""
+    """The text a reference names (`MN 21`, `SN 35.28`, `Dhp 1-20`, `Snp 1.4`, `Bu Pj 2`, `mn21:3.1`): its English
+    and Pali titles, collection and segment count, and its opening segments, or the segment range the reference (or
+    `segments`, like "3.1-3.5") asks for; `translator` (`soma`) picks another translation the library holds. Also
+    the translations held and SuttaCentral's parallels. Raises ToolError for text that is not a reference and
+    UnknownReferenceError, saying which numbers exist, for a text the index does not hold."""
     ref = parse_reference(ref_text) or next(iter(find_references(ref_text)), None)
     if ref is None:
         raise ToolError(f"{ref_text!r} is not a reference; write it like {REFERENCE_FORMS}.")
-    doc_ids = library.catalog.resolve(ref)
-    docs = [library.docstore.document(d) for d in doc_ids]
-    docs = [d for d in docs if d is not None]
-    if translator and docs:
-        docs = [library.docstore.document(choose_translation(library.docstore, d.sutta_id, translator)) for d in docs]
+    return lookup_docs(library, ref, library.catalog.resolve(ref), segments, query=ref_text, translator=translator)
+
+
+def lookup_docs(library, ref: Reference, doc_ids: list[str], segments: str | None = None,
+                query: str | None = None, translator: str | None = None) -> LookupResult:
+    """`lookup` for a reference already resolved to the documents that hold it."""
+    docs = [doc for d in doc_ids if (doc := library.docstore.document(d)) is not None]
+    if translator:
+        chosen = [choose_translation(library.docstore, d.sutta_id or d.doc_id, translator) for d in docs]
+        docs = [doc for d in chosen if (doc := library.docstore.document(d)) is not None]
+    if not docs:
+        raise UnknownReferenceError(f"There is no {ref.sutta_id} in the texts I have.")
     wanted = segments or ref.segment
+    query = ref.text if query is None else query
     if len(docs) == 1:
-        result = _single(library, ref_text, ref, docs[0], wanted)
+        result = _single(library, query, ref, docs[0], wanted)
     else:
-        result = _several(library, ref_text, ref, docs)
+        result = _several(library, query, ref, docs)
     first = docs[0]
     result.translator = first.translator
     result.translations = [d.translator for d in library.docstore.translations(first.sutta_id) if d.translator] \
@@ -240,7 +216,7 @@ def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: st
         chosen = segs[:OPENING_SEGMENTS]
         shown = "the opening"
     rows = [SegmentRow(s.seg_id, segment_ref(s.seg_id), s.en.strip(), s.pali.strip()) for s in chosen]
-    sutta_id = doc.sutta_id
+    sutta_id = doc.sutta_id or doc.doc_id  # the catalog holds only documents with a sutta ID
     if ref.uid != doc.doc_id.partition("@")[0] and not ref.is_range:
         # the sutta lives inside a range document: say so instead of silently showing the range's ID
         sutta_id = f"{ref.sutta_id} (in {doc.sutta_id})"

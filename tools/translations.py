@@ -25,29 +25,30 @@ class TranslationMap:
     default_chunk: dict[str, str] = field(default_factory=dict)  # an alternative's chunk_id -> the default's
 
     @classmethod
-    def build(cls, docstore: DocStore) -> "TranslationMap":
+    def build(cls, docstore: DocStore) -> TranslationMap:
         alternatives_of = docstore.alternative_doc_ids()
         default_chunk: dict[str, str] = {}
         for default_doc, others in alternatives_of.items():
-            defaults = [c for c in docstore.chunks_of(default_doc) if c.segment_start and c.segment_end]
+            defaults = [(segment_key(c.segment_start), segment_key(c.segment_end), c.chunk_id)
+                        for c in docstore.chunks_of(default_doc) if c.segment_start and c.segment_end]
             for other in others:
                 for chunk in docstore.chunks_of(other):
                     home = _covering(defaults, chunk)
                     if home is not None:
-                        default_chunk[chunk.chunk_id] = home.chunk_id
+                        default_chunk[chunk.chunk_id] = home
         return cls(alternatives_of, default_chunk)
 
 
-def _covering(defaults: list[Chunk], chunk: Chunk) -> Chunk | None:
+def _covering(defaults: list[tuple[tuple[int, ...], tuple[int, ...], str]], chunk: Chunk) -> str | None:
     """The default translation's chunk holding the start of an alternative's chunk (segments are shared)."""
     if not chunk.segment_start:
         return None
     key = segment_key(chunk.segment_start)
-    for c in defaults:
-        if segment_key(c.segment_start) <= key <= segment_key(c.segment_end):
-            return c
+    for start, end, chunk_id in defaults:
+        if start <= key <= end:
+            return chunk_id
     # the alternative starts in a part the default leaves out (a heading): take the next default chunk
-    return next((c for c in defaults if segment_key(c.segment_start) >= key), None)
+    return next((chunk_id for start, _, chunk_id in defaults if start >= key), None)
 
 
 def collapse(tmap: TranslationMap, fused: dict[str, float]) -> dict[str, float]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from indexing.errors import SourceError
 from indexing.models import SourceDocument, Unit
-from indexing.vocabulary import DEFAULT_TRANSLATORS, BOOKS, ParsedUid, parse_uid
+from indexing.vocabulary import BOOKS, DEFAULT_TRANSLATORS, ParsedUid, parse_uid
 
 log = logging.getLogger(__name__)
 
