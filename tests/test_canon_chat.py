@@ -9,12 +9,16 @@ from fastapi.testclient import TestClient
 
 from chat.api.routes import create_app
 from chat.pipeline.checks import CitationMap, citations_of
+from chat.pipeline.planner import make_plan
 from chat.runtime import Runtime
 from chat.ui.sources import citation_panel
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
+from tools.function_tools import CanonTools
 from tools.library import Library
 from tools.lookup import lookup
+from tools.query import analyse_query
+from tools.turn import TurnRecorder
 
 from conftest import FakeEmbedding
 from corpus import write_canon_corpus
@@ -158,3 +162,25 @@ def test_the_side_panel_shows_the_translator_the_alternative_and_verse_lines(can
     # a verse line break inside one segment cannot break a table cell: it is shown as a slash
     assert "My little hut is roofed and pleasant, / sheltered from the wind:" in verse
     assert "<j>" not in verse and "<em>" not in verse and "Also translated" not in verse
+
+
+# ---- the chat's plan -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How does Soma translate Thig 1.1?", "Translated by Bhikkhu Soma (also in the library: Bhikkhu Sujato)."),
+    ("Which texts are parallel to SN 56.11?", "In the library: Kd 1 Going Forth (partial) [Kd 1:1.1.1–6.29.1]."),
+])
+def test_the_planned_lookup_reads_the_translator_or_the_parallels_the_question_asks_for(canon, question, expected):
+    _, library = canon
+    [step] = make_plan(analyse_query(library, question)).steps
+    result = CanonTools(library, TurnRecorder()).lookup_named(step.sutta, step.query)
+    assert expected in result.text
+
+
+def test_a_question_naming_the_vinaya_plans_a_search_that_stays_in_the_vinaya(canon):
+    _, library = canon
+    [step] = make_plan(analyse_query(library, "What does the Vinaya say about Dhaniya and the timber?")).steps
+    found = CanonTools(library, TurnRecorder()).search_passages(**step.kwargs)
+    assert found.passages and {p.basket for p in found.passages} == {"vinaya"}
+    assert found.passages[0].ref.startswith("Bu Pj 2:")
