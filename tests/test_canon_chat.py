@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from chat.api.routes import create_app
 from chat.pipeline.checks import CitationMap, citations_of
-from chat.pipeline.planner import make_plan
+from chat.pipeline.planner import PreviousTurn, make_plan
 from chat.runtime import Runtime
 from chat.ui.sources import citation_panel
 from indexing.pipeline import ingest
@@ -184,3 +184,22 @@ def test_a_question_naming_the_vinaya_plans_a_search_that_stays_in_the_vinaya(ca
     found = CanonTools(library, TurnRecorder()).search_passages(**step.kwargs)
     assert found.passages and {p.basket for p in found.passages} == {"vinaya"}
     assert found.passages[0].ref.startswith("Bu Pj 2:")
+
+
+@pytest.mark.parametrize("question", ["Is this passage in the Vinaya too?", "Does the Khandhaka say the same?",
+                                      "Is there a parallel of it elsewhere?"])
+def test_asked_whether_another_collection_has_it_too_the_plan_also_reads_the_parallels_table(canon, question):
+    _, library = canon
+    previous = PreviousTurn("What is the first sermon?", "…", cited_refs=["SN 56.11:1.1"], search_query="first sermon")
+    plan = make_plan(analyse_query(library, question), previous=previous)
+    assert plan.follow_up == "same" and [s.tool for s in plan.steps] == ["search_passages", "lookup_sutta"]
+    result = CanonTools(library, TurnRecorder()).lookup_named(plan.steps[1].sutta, plan.steps[1].query)
+    assert "In the library: Kd 1 Going Forth (partial) [Kd 1:1.1.1–6.29.1]." in result.text
+    assert [p.sutta_id for p in result.passages] == ["SN 56.11", "Kd 1"]
+
+
+def test_the_same_question_about_a_topic_alone_does_not_read_the_table(canon):
+    _, library = canon
+    previous = PreviousTurn("What is the first sermon?", "…", cited_refs=["SN 56.11:1.1"], search_query="first sermon")
+    plan = make_plan(analyse_query(library, "Do other texts say the same?"), previous=previous)
+    assert plan.follow_up == "same" and [s.tool for s in plan.steps] == ["search_passages"]
