@@ -134,6 +134,8 @@ class CanonTools:
         return self._lookup(named.sutta_id, query, translator, find)
 
     def _lookup(self, sutta_id: str, query: str, translator: str, find) -> ToolResult:
+        from tools.lookup import parallel_openings
+
         def body():
             result = find()
             self.recorder.search_types_used.add("lookup")
@@ -150,13 +152,11 @@ class CanonTools:
             if not passages:
                 passages = result.passages[: self.budget.lookup_passages]
             if about_parallels:
-                openings = self._parallel_openings(result)
+                openings = parallel_openings(self.library, result, self.budget.lookup_passages)
                 passages = passages[:1] + openings
-                head += "\n" + _parallels_text(result, {p.sutta_id: p.ref for p in openings})
-            else:
-                held = [p.describe() for p in result.parallels
-                        if p.in_library and p.kind == "parallels" and not p.section and not p.own_section][:6]
-                head += f"\nParallels in the library: {'; '.join(held)}." if held else ""
+                head += "\n" + result.parallels_text({p.sutta_id: p.ref for p in openings})
+            elif result.held_parallels():
+                head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
             text = head + "\n" + render_passages(passages, self.budget.passage_chars)
             return passages, text, f"{result.sutta_id}: {len(passages)} passages"
 
@@ -164,19 +164,6 @@ class CanonTools:
         if translator:
             inputs["translator"] = translator
         return self._run("lookup_sutta", inputs, body)
-
-    def _parallel_openings(self, result) -> list[Passage]:
-        """The opening passage of each whole parallel the library holds, so an answer can cite them."""
-        from tools.lookup import lookup
-
-        out: list[Passage] = []
-        for p in result.parallels:
-            if p.in_library and p.kind == "parallels" and not p.section and len(out) < self.budget.lookup_passages:
-                try:
-                    out.extend(lookup(self.library, p.sutta_id).passages[:1])
-                except ToolError:
-                    continue
-        return out
 
     def _best_in(self, doc_ids: list[str], query: str) -> list[Passage]:
         """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
@@ -376,29 +363,6 @@ def build_tools(library, recorder: TurnRecorder, *, budget: ToolBudget | None = 
             fn_schema=_SCHEMAS[name],
         ))
     return tools
-
-
-def _parallels_text(result, refs: dict[str, str]) -> str:
-    """The parallels as the model reads them when asked about them: those the library holds with the reference of
-    a passage shown below (so the answer can cite it), then the others by SuttaCentral ID."""
-    whole = [p for p in result.parallels if p.kind == "parallels" and not p.section and not p.own_section]
-    held = [f"{p.sutta_id} {p.title}{' (partial)' if p.partial else ''}"
-            + (f" [{refs[p.sutta_id]}]" if p.sutta_id in refs else "") for p in whole if p.in_library]
-    full = [p.sutta_id for p in whole if not p.in_library and not p.partial]
-    partial = [p.sutta_id for p in whole if not p.in_library and p.partial]
-    sections: dict[str, list[str]] = {}
-    for p in result.parallels:
-        if p.kind == "parallels" and (p.section or p.own_section) and p.in_library:
-            sections.setdefault(f"{p.sutta_id} {p.title}", []).append(f"§{p.section}" if p.section else "")
-    parts = [f"{name} ({', '.join(s for s in secs if s)})".replace(" ()", "") for name, secs in sections.items()][:4]
-    lines = [f"Texts parallel to {result.sutta_id} in SuttaCentral's table of parallels:"]
-    lines.append(f"In the library: {'; '.join(held)}." if held else "In the library: none.")
-    if full or partial:
-        others = ", ".join(full) + (f"; partial: {', '.join(partial)}" if partial else "")
-        lines.append(f"Not in the library (SuttaCentral IDs): {others.lstrip('; ')}.")
-    if parts:
-        lines.append(f"Parallel in part: {'; '.join(parts)}.")
-    return "\n".join(lines)
 
 
 def clean_ref(ref: str) -> str:

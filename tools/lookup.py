@@ -143,6 +143,35 @@ class LookupResult:
         also = f" (also in the library: {', '.join(others)})" if others else ""
         return f"Translated by {translator_name(self.translator)}{also}."
 
+    def held_parallels(self, limit: int = 6) -> list[str]:
+        """The whole texts the library holds that SuttaCentral lists as parallels, described."""
+        return [p.describe() for p in self.parallels
+                if p.in_library and p.kind == "parallels" and not p.section and not p.own_section][:limit]
+
+    def parallels_text(self, refs: dict[str, str]) -> str:
+        """The parallels as the model reads them when asked about them: those the library holds with the reference
+        of a passage shown beside them (`refs`: display ID -> reference, so the answer can cite it), then the
+        others by SuttaCentral ID."""
+        whole = [p for p in self.parallels if p.kind == "parallels" and not p.section and not p.own_section]
+        held = [f"{p.sutta_id} {p.title}{' (partial)' if p.partial else ''}"
+                + (f" [{refs[p.sutta_id]}]" if p.sutta_id in refs else "") for p in whole if p.in_library]
+        full = [p.sutta_id for p in whole if not p.in_library and not p.partial]
+        partial = [p.sutta_id for p in whole if not p.in_library and p.partial]
+        sections: dict[str, list[str]] = {}
+        for p in self.parallels:
+            if p.kind == "parallels" and (p.section or p.own_section) and p.in_library:
+                sections.setdefault(f"{p.sutta_id} {p.title}", []).append(f"§{p.section}" if p.section else "")
+        parts = [f"{name} ({', '.join(s for s in secs if s)})".replace(" ()", "")
+                 for name, secs in sections.items()][:4]
+        lines = [f"Texts parallel to {self.sutta_id} in SuttaCentral's table of parallels:"]
+        lines.append(f"In the library: {'; '.join(held)}." if held else "In the library: none.")
+        if full or partial:
+            others = ", ".join(full) + (f"; partial: {', '.join(partial)}" if partial else "")
+            lines.append(f"Not in the library (SuttaCentral IDs): {others.lstrip('; ')}.")
+        if parts:
+            lines.append(f"Parallel in part: {'; '.join(parts)}.")
+        return "\n".join(lines)
+
 
 REFERENCE_FORMS = "MN 21, SN 35.28, AN 4.159, Dhp 1, Snp 1.4, Ud 2.1, Thag 1.1, Bu Pj 2, Kd 10 or Bu Pm"
 
@@ -182,6 +211,18 @@ def lookup_docs(library, ref: Reference, doc_ids: list[str], segments: str | Non
     if first.translator and "@" not in first.doc_id:
         attach_alternatives(library, result.passages)
     return result
+
+
+def parallel_openings(library, result: LookupResult, limit: int) -> list[Passage]:
+    """The opening passage of each whole parallel the library holds, so an answer can cite them."""
+    out: list[Passage] = []
+    for p in result.parallels:
+        if p.in_library and p.kind == "parallels" and not p.section and len(out) < limit:
+            try:
+                out.extend(lookup(library, p.sutta_id).passages[:1])
+            except ToolError:
+                continue
+    return out
 
 
 def parallels_of(library, uid: str) -> list[ParallelText]:
