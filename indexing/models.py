@@ -30,12 +30,15 @@ class SourceDocument:
     units: list[Unit]
     sutta_id: str | None = None
     title_pali: str = ""
-    collection: str = ""  # DN MN SN AN KN, or "" for non-canon documents
-    book: str = ""  # DN MN SN AN Dhp
+    collection: str = ""  # DN MN SN AN KN Vb Kd Pvr Pm (indexing.vocabulary), or "" for non-canon documents
+    book: str = ""  # the display prefix: DN MN SN AN Dhp Snp Bu Pj Kd …
     group: int | None = None  # saṁyutta / nipāta number
     group_title: str = ""
     blurb: str = ""
     headers: dict[str, str] = field(default_factory=dict)  # :0.x segments, kept for display
+    basket: str = ""  # sutta | vinaya, or "" for non-canon documents
+    translator: str = ""  # the English translator (`sujato`, `soma`); one document per (text, translator)
+    aliases: list[str] = field(default_factory=list)  # other names of the text (SuttaCentral's name files)
 
 
 @dataclass
@@ -57,6 +60,8 @@ class Chunk:
     page: int | None = None
     heading: str = ""
     pali: str = ""
+    basket: str = ""
+    translator: str = ""
 
     def metadata(self) -> dict:
         """Flat, Chroma-safe metadata (no None values: Chroma rejects them)."""

@@ -27,7 +27,9 @@ from indexing.models import Chunk, SourceDocument
 from indexing.pali_index import needs_rebuild as pali_needs_rebuild
 from indexing.pali_index import rebuild_pali_index
 from indexing.settings import ScholarSettings
+from indexing.sources.parallels import parallels_rows, read_parallels, table_for, table_hash
 from indexing.sources.router import Reader, content_hash, discover
+from indexing.sources.suttacentral import find_tree_root
 from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore, ManifestEntry, now
@@ -51,7 +53,9 @@ class IngestReport:
     files_removed: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     chunks_written: int = 0
+    chunks_reused: int = 0  # re-read chunks whose text is unchanged: their vectors were kept, not re-embedded
     chunks_removed: int = 0
+    parallels: int = 0  # rows of the parallels table written in this run (0 when it did not change)
     seconds: float = 0.0
     parse_seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -67,7 +71,8 @@ class IngestReport:
         return (
             f"{self.files_seen} files: {self.files_ingested} ingested, {self.files_unchanged} unchanged, "
             f"{len(self.skipped)} skipped, {self.files_removed} removed; {self.chunks_written} chunks written "
-            f"({rate:.1f}/s), {self.chunks_removed} removed; {self.cards_embedded} sutta cards embedded; "
+            f"({rate:.1f}/s; {self.chunks_reused} of them kept their vectors), {self.chunks_removed} removed; "
+            f"{self.cards_embedded} sutta cards embedded; "
             f"{self.seconds:.1f}s (embedding {self.embed_seconds:.1f}s)"
         )
 
@@ -154,6 +159,7 @@ def ingest(
     if todo:
         model = embed_model or build_embed_model(settings)
         _process(todo, settings, indexes, model, report, progress)
+    _load_parallels(roots, store, report)
 
     if todo or gone or dirty or indexes.bm25.stored_tokenizer() != TOKENIZER_ID \
             or pali_needs_rebuild(settings.index_dir):
@@ -246,9 +252,15 @@ def _write_group(group: list[_Pending], indexes: Indexes, model: BaseEmbedding, 
     files are not in the manifest yet and the next run redoes them; upserts make the redo idempotent."""
     chunks = [c for p in group for c in p.chunks]
     t0 = time.perf_counter()
-    vectors = embed_texts(model, [c.embedding_text() for c in chunks], on_batch)
+    kept = _unchanged_vectors(indexes, chunks)
+    fresh_chunks = [c for c in chunks if c.chunk_id not in kept]
+    made = iter(embed_texts(model, [c.embedding_text() for c in fresh_chunks], on_batch))
+    vectors = [kept[c.chunk_id] if c.chunk_id in kept else next(made) for c in chunks]
+    if kept:
+        on_batch(len(kept))
     t1 = time.perf_counter()
     report.embed_seconds += t1 - t0
+    report.chunks_reused += len(kept)
 
     fresh = {c.chunk_id for c in chunks}
     stale = [cid for p in group for cid in indexes.docstore.chunk_ids_for_source(str(p.path)) if cid not in fresh]
@@ -266,6 +278,38 @@ def _write_group(group: list[_Pending], indexes: Indexes, model: BaseEmbedding, 
     report.docstore_seconds += time.perf_counter() - t2
     report.files_ingested += len(group)
     report.chunks_written += len(chunks)
+
+
+def _load_parallels(roots: list[Path], store: DocStore, report: IngestReport) -> None:
+    """SuttaCentral's parallels table, read once whenever it changes (a hash in the docstore says when)."""
+    for root in roots:
+        tree = find_tree_root(root) if root.is_dir() else None
+        path = table_for(tree) if tree is not None else None
+        if path is None:
+            continue
+        digest = table_hash(path)
+        if store.info("parallels_hash") == digest:
+            return
+        try:
+            groups = read_parallels(path)
+        except SourceError as exc:
+            log.warning("%s", exc)
+            return
+        report.parallels = store.replace_parallels(parallels_rows(groups))
+        store.set_info("parallels_hash", digest)
+        return
+
+
+def _unchanged_vectors(indexes: Indexes, chunks: list[Chunk]) -> dict[str, list[float]]:
+    """Vectors already stored for chunks whose embedded text is unchanged: a file re-read for a new reader version
+    (or a metadata change) keeps them instead of paying the model again. Chunk IDs hash the text, so an unchanged
+    ID is the same passage; the title and heading that go into the embedding are compared too."""
+    stored = indexes.docstore.chunks([c.chunk_id for c in chunks])
+    if not stored:
+        return {}
+    wanted = {c.chunk_id: c.embedding_text() for c in chunks}
+    same = [c.chunk_id for c in stored if wanted.get(c.chunk_id) == c.embedding_text()]
+    return indexes.chroma.vectors(same) if same else {}
 
 
 def _reconcile(indexes: Indexes, report: IngestReport) -> set[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from indexing.errors import IndexNotBuiltError
 from indexing.settings import ScholarSettings
 from indexing.stores.docstore import DocStore
+from indexing.vocabulary import BASKETS, COLLECTIONS, TRANSLATORS
 
 
 def _size(path: Path) -> int:
@@ -40,11 +41,20 @@ def collect_stats(settings: ScholarSettings) -> dict:
     return stats
 
 
+def _per(stats: dict, level: str, order: list[str]) -> str:
+    rows = stats.get(f"by_{level}", {})
+    keys = [k for k in order if k in rows] + sorted(k for k in rows if k not in order)
+    return ", ".join(f"{k or '(other)'} {rows[k]['documents']} texts / {rows[k]['chunks']} chunks" for k in keys)
+
+
 def format_stats(stats: dict) -> str:
     lines = [
         f"documents: {stats['documents']}   chunks: {stats['chunks']}   files: {stats['files']} "
         f"({stats['files_skipped']} skipped)",
-        "suttas by collection: " + ", ".join(f"{k} {v}" for k, v in sorted(stats["suttas_by_collection"].items())),
+        "by basket: " + _per(stats, "basket", list(BASKETS)),
+        "by collection: " + _per(stats, "collection", list(COLLECTIONS)),
+        "by translator: " + _per(stats, "translator", list(TRANSLATORS)),
+        "texts by book: " + ", ".join(f"{k} {v}" for k, v in sorted(stats["suttas_by_collection"].items())),
         f"embedding model: {stats['embedding_model']}",
         "index size: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in stats["index_bytes"].items()),
         f"last ingest: {(stats['last_ingest'] or {}).get('summary')}",

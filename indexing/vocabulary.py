@@ -31,6 +31,16 @@ BASKETS: dict[str, str] = {
     "sutta": "Discourses (Sutta Piṭaka)",
     "vinaya": "Monastic Law (Vinaya Piṭaka)",
 }
+# How a question points at a basket, as regexes over folded text: an explicit name restricts the search to the
+# basket; a topic word only leans toward it ("what offence is it to…" is usually, not always, about the rules).
+BASKET_HINTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "vinaya": {
+        "explicit": (r"(?<!dhamma-)(?<!dhamma )vinaya", r"monastic (?:law|code)"),
+        "soft": (r"monastic rules?", r"training rules?", r"offen[cs]es?", r"for nuns", r"nuns'? rules?",
+                 r"rules? for (?:monks|nuns)"),
+    },
+    "sutta": {"explicit": (r"in the suttas", r"in the discourses", r"sutta pitaka"), "soft": ()},
+}
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,28 @@ COLLECTIONS: dict[str, Collection] = {c.code: c for c in (
 )}
 COLLECTION_NAMES: dict[str, str] = {code: c.label for code, c in COLLECTIONS.items()}
 
+# ---- translators ---------------------------------------------------------------------------------------------
+# SuttaCentral names a translation file by its translator (`…_translation-en-soma.json`). The default translator
+# of a basket answers; another translation of the same text is shown beside it as an alternative rendering.
+TRANSLATORS: dict[str, str] = {
+    "sujato": "Bhikkhu Sujato",
+    "brahmali": "Bhikkhu Brahmali",
+    "soma": "Bhikkhu Soma",
+    "suddhaso": "Suddhaso",
+}
+DEFAULT_TRANSLATORS: dict[str, str] = {"sutta": "sujato", "vinaya": "brahmali"}
+
+
+def translator_name(code: str) -> str:
+    return TRANSLATORS.get(code, code.capitalize())
+
+
+def find_translator(name: str) -> str | None:
+    """The translator code for a name as written (`Soma`, `Bhikkhu Soma`, `suddhaso`), else None."""
+    words = set(re.findall(r"[a-z]+", fold(name)))
+    return next((code for code in TRANSLATORS if code in words), None)
+
+
 # ---- books -----------------------------------------------------------------------------------------------------
 # How a book numbers its texts: "21" (number), "35.28" (group.number), "1.1" or "3" (either), or not at all.
 Numbering = Literal["number", "group", "optional-group", "none"]
@@ -83,6 +115,8 @@ class Book:
     ranges: bool = False
     # Names readers put before a number ("Majjhima Nikāya 21", "Pārājika 1"), folded, longest forms first.
     names: tuple[str, ...] = ()
+    verse: bool = False  # verse throughout: segments are lines, shown one per line
+
 
     @property
     def basket(self) -> Basket:
@@ -105,15 +139,15 @@ _SUTTA_BOOKS = (
     Book("kp", "Kp", "KN", "Basic Passages", "Khuddakapāṭha",
          names=("khuddakapatha", "khuddaka patha", "basic passages")),
     Book("dhp", "Dhp", "KN", "Sayings of the Dhamma", "Dhammapada", ranges=True,
-         names=("dhammapada verses", "dhammapada verse", "dhammapada")),
+         names=("dhammapada verses", "dhammapada verse", "dhammapada"), verse=True),
     Book("ud", "Ud", "KN", "Heartfelt Sayings", "Udāna", "group", "vagga", names=("udana", "heartfelt sayings")),
     Book("iti", "Iti", "KN", "So It Was Said", "Itivuttaka", names=("itivuttaka", "so it was said")),
     Book("snp", "Snp", "KN", "Anthology of Discourses", "Sutta Nipāta", "group", "vagga",
          names=("sutta nipata", "suttanipata", "anthology of discourses")),
     Book("thag", "Thag", "KN", "Verses of the Senior Monks", "Theragāthā", "group", "nipāta",
-         names=("theragatha", "verses of the senior monks")),
+         names=("theragatha", "verses of the senior monks"), verse=True),
     Book("thig", "Thig", "KN", "Verses of the Senior Nuns", "Therīgāthā", "group", "nipāta",
-         names=("therigatha", "verses of the senior nuns")),
+         names=("therigatha", "verses of the senior nuns"), verse=True),
 )
 
 # The rule classes of the Suttavibhaṅga: uid code -> (display code, English as in SuttaCentral's name files, Pali).

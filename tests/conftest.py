@@ -23,7 +23,7 @@ from indexing.stores.docstore import DocStore
 from indexing.text import fold
 from tools.passages import Passage
 
-from corpus import write_mini_corpus
+from corpus import write_canon_corpus, write_mini_corpus
 
 
 def pytest_configure(config) -> None:
@@ -124,6 +124,12 @@ def fake_embed() -> FakeEmbedding:
 def mini_corpus(tmp_path: Path) -> Path:
     """The mini corpus of tests/corpus.py; returns the tree's root folder."""
     return write_mini_corpus(tmp_path / "corpus")
+
+
+@pytest.fixture
+def canon_corpus(tmp_path: Path) -> Path:
+    """The canon corpus of tests/corpus.py: the mini corpus plus verse books, Soma, the Vinaya and parallels."""
+    return write_canon_corpus(tmp_path / "corpus")
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -12,6 +12,9 @@ AN 1.48 in the range file an1.41-50 with no titles of their own, AN 1.48's Pali 
 "Lahu-parivaṭṭa Sutta"); SN 1.42 Kiṁdadasutta ("Kindada"); MN 2 "All the Defilements" (older translations'
 "taints"); AN 4.123 on the first absorption (Pali `paṭhamaṁ jhānaṁ`, readers' "first jhana"); AN 10.123 titled
 "First" and a nickname "The Buddha's Last Words" (DN 16): generic names that must never resolve; SN 1.1.
+
+The canon corpus adds the rest of the canon in miniature (see write_canon_corpus): verse with `<j>`, a second
+translator, the Vinaya's deeper segments and names, and a parallels table with the source's quirks.
 """
 
 from __future__ import annotations
@@ -298,3 +301,134 @@ _NAMES_BLURBS = {"sn": {"sn-blurbs:sn22.99": "Transmigration has no known beginn
 def write_names_corpus(root: Path) -> Path:
     """The names corpus (see the module docstring), under root/suttacentral."""
     return write_tree(root / "suttacentral", _names_files(), names_pli=_NAMES_NAMES_PLI, blurbs=_NAMES_BLURBS)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the rest of the canon in miniature: verse books, a second translator, the Vinaya, names and parallels
+# --------------------------------------------------------------------------------------------------------------
+def _thag1_1() -> tuple[dict[str, str], dict[str, str]]:
+    en = {
+        "thag1.1:0.1": "Verses of the Senior Monks 1.1 ", "thag1.1:0.2": "The Book of the Ones ",
+        "thag1.1:0.3": "Chapter One ", "thag1.1:0.4": "Subhūti ",
+        "thag1.1:1.1": "My little hut is roofed and pleasant, <j>sheltered from the wind: ",
+        "thag1.1:1.2": "rain as you please, god! ",
+        "thag1.1:1.3": "My mind is <em>well</em> settled and freed. ",
+    }
+    pli = {"thag1.1:0.1": "Theragāthā 1.1 ", "thag1.1:0.4": "Subhūtittheragāthā ",
+           "thag1.1:1.1": "Channā me kuṭikā sukhā nivātā, ",
+           "thag1.1:1.2": "vassa deva yathāsukhaṁ; ", "thag1.1:1.3": "Cittaṁ me susamāhitaṁ vimuttaṁ. "}
+    return en, pli
+
+
+def _thig1_1() -> tuple[dict[str, str], dict[str, str]]:
+    en = {"thig1.1:0.1": "Verses of the Senior Nuns 1.1 ", "thig1.1:0.2": "The Book of the Ones ",
+          "thig1.1:0.3": "An Unnamed Nun (1st) ",
+          "thig1.1:1.1": "Sleep softly, little nun, ", "thig1.1:1.2": "wrapped in the cloth you sewed yourself; ",
+          "thig1.1:1.3": "for your desire has been quelled, ", "thig1.1:1.4": "like vegetables boiled dry in a pot. "}
+    pli = {"thig1.1:1.1": "Sukhaṁ supāhi therike, ", "thig1.1:1.2": "katvā coḷena pārutā; ",
+           "thig1.1:1.3": "Upasanto hi te rāgo, ", "thig1.1:1.4": "sukkhaḍākaṁ va kumbhiyaṁ. "}
+    return en, pli
+
+
+THIG1_1_SOMA = {
+    "thig1.1:0.1": "Verses of the Elder Bhikkhunīs ", "thig1.1:0.2": "Chapter of the Ones ",
+    "thig1.1:0.3": "Verses of a Certain Unknown Elder ",
+    "thig1.1:1.1": "“Sleep with ease, Elder, ", "thig1.1:1.2": "wrapped in a rag. ",
+    "thig1.1:1.3": "Your passion has been appeased ", "thig1.1:1.4": "like a dry vegetable in a pot.” ",
+}
+
+
+def _snp1_4() -> tuple[dict[str, str], dict[str, str]]:
+    en = {"snp1.4:0.1": "Anthology of Discourses 1.4 ", "snp1.4:0.2": "With Bhāradvāja the Farmer ",
+          "snp1.4:1.1": "Bhāradvāja the Farmer was ploughing with five hundred ploughs at sowing time. ",
+          "snp1.4:6.1": "“Faith is my seed, fervor my rain, ", "snp1.4:6.2": "and wisdom is my yoke and plough.” "}
+    pli = {k: f"kasibhāradvāja {k} " for k in en}
+    return en, pli
+
+
+def _bu_pj2() -> tuple[dict[str, str], dict[str, str]]:
+    en = {"pli-tv-bu-vb-pj2:0.1": "Theravāda Collection on Monastic Law ",
+          "pli-tv-bu-vb-pj2:0.2": "The Great Analysis ",
+          "pli-tv-bu-vb-pj2:0.3": "The chapter on offenses entailing expulsion ",
+          "pli-tv-bu-vb-pj2:0.4": "The second training rule on expulsion ",
+          "pli-tv-bu-vb-pj2:1.1.1": "At that time the potter's son Venerable Dhaniya built a hut of clay. ",
+          "pli-tv-bu-vb-pj2:1.1.2": "Then Dhaniya went to the keeper of the royal timber yard and took the king's "
+                                    "timber, saying the king had given it. ",
+          "pli-tv-bu-vb-pj2:1.2.1": "The king said: a monk should not be imprisoned or killed, but expelled. ",
+          "pli-tv-bu-vb-pj2:2.1": "If a monk takes what is not given, with the intention to steal, he is expelled "
+                                  "and excluded from the community: an offense entailing expulsion. "}
+    pli = {k: f"adinnādāna {k} " for k in en}
+    return en, pli
+
+
+def _kd1() -> tuple[dict[str, str], dict[str, str]]:
+    en = {"pli-tv-kd1:0.1": "Theravāda Collection on Monastic Law ", "pli-tv-kd1:0.2": "The Great Division ",
+          "pli-tv-kd1:0.3": "The great chapter ",
+          "pli-tv-kd1:1.1.1": "At one time the Buddha was staying at Uruvelā, just after his awakening. ",
+          "pli-tv-kd1:6.29.1": "Venerable Koṇḍañña saw the Teaching and was the first to understand it. "}
+    pli = {k: f"mahākhandhaka {k} " for k in en}
+    return en, pli
+
+
+def _bu_pm() -> tuple[dict[str, str], dict[str, str]]:
+    en = {"pli-tv-bu-pm:0.2": "The monks’ rules ", "pli-tv-bu-pm:1.0": "Preliminaries ",
+          "pli-tv-bu-pm:1.1": "Sweeping, and lamps, setting up of water and seats, before the observance day. "}
+    pli = {k: f"pātimokkha {k} " for k in en}
+    return en, pli
+
+
+CANON_FILES = {
+    "sutta/kn/thag/thag1.1": _thag1_1,
+    "sutta/kn/thig/thig1.1": _thig1_1,
+    "sutta/kn/snp/vagga1/snp1.4": _snp1_4,
+}
+VINAYA_FILES = {
+    "vinaya/pli-tv-bu-vb/pli-tv-bu-vb-pj/pli-tv-bu-vb-pj2": _bu_pj2,
+    "vinaya/pli-tv-kd/pli-tv-kd1": _kd1,
+    "vinaya/pli-tv-bu-pm": _bu_pm,
+}
+PARALLELS = [
+    {"parallels": ["mn10", "dn22", "ma98", "~mn119", " ea12.1 "]},
+    {"parallels": ["dn22#132", "mn10#131", "sn47.1#2"]},
+    {"parallels": ["snp1.4", "sn7.11", "sa98", "~mn53#17-#8"]},
+    {"mentions": ["mn10", "pli-tv-bu-pm##pc51"]},
+    {"parallels": ["sag##7.1", "Manusmṛti 2.121"]},
+    {"parallels": ["sa379", "~pli-tv-kd1", "sn56.11"]},
+    {"retells": ["ud2.1"]},  # a group of one relates nothing
+    {"weird": ["mn10", "mn21"]},  # not a relation SuttaCentral defines
+]
+
+
+def write_canon_corpus(root: Path) -> Path:
+    """The mini corpus plus Thag 1.1 (with `<j>` and `<em>`), Thig 1.1 by Sujato and by Soma, Snp 1.4, Bu Pj 2,
+    Kd 1 and Bu Pm by Brahmali, their names and blurbs, an older collected file repeating Bu Pj 2, and a small
+    parallels table with the source's quirks."""
+    tree = write_mini_corpus(root)
+    for rel, build in CANON_FILES.items():
+        en, pli = build()
+        _dump(tree / _EN / f"{rel}_translation-en-sujato.json", en)
+        _dump(tree / _PLI / f"{rel}_root-pli-ms.json", pli)
+    _dump(tree / "translation/en/soma/sutta/kn/thig/thig1.1_translation-en-soma.json", THIG1_1_SOMA)
+    for rel, build in VINAYA_FILES.items():
+        en, pli = build()
+        _dump(tree / f"translation/en/brahmali/{rel}_translation-en-brahmali.json", en)
+        _dump(tree / _PLI / f"{rel}_root-pli-ms.json", pli)
+    collected = {k: "An older edition: " + v for k, v in _bu_pj2()[0].items()}
+    collected["pli-tv-bu-vb-pj1-4:1.1"] = "Rules one to four, collected. "
+    _dump(tree / "translation/en/brahmali/vinaya/pli-tv-bu-vb/pli-tv-bu-vb-pj1-4_translation-en-brahmali.json",
+          collected)
+    _dump(tree / _EN / "name/vinaya/pli-tv-bu-vb-name_translation-en-sujato.json",
+          {"pli-tv-bu-vb-name:1.pli-tv-bu-vb-pj": "Expulsion ", "pli-tv-bu-vb-name:3.pli-tv-bu-vb-pj2": "Theft "})
+    _dump(tree / "root/misc/site/name/vinaya/pli-tv-bu-vb-name_root-misc-site.json",
+          {"pli-tv-bu-vb-name:3.pli-tv-bu-vb-pj2": "Adinnādāna"})
+    _dump(tree / _EN / "name/vinaya/pli-tv-kd-name_translation-en-sujato.json",
+          {"pli-tv-kd-name:1.pli-tv-kd1": "Going Forth"})
+    _dump(tree / "root/misc/site/name/sutta/snp-name_root-misc-site.json",
+          {"snp-name:5.snp1.4": "Kasibhāradvājasutta"})
+    _dump(tree / _EN / "name/sutta/snp-name_translation-en-sujato.json",
+          {"snp-name:5.snp1.4": "The Ploughing Brahmin "})
+    _dump(tree / "root/en/blurb/pli-tv-bu-vb-blurbs_root-en.json",
+          {"pli-tv-bu-vb-blurbs:pli-tv-bu-vb-pj2": "A monk who steals is <i lang='pi' translate='no'>pārājika</i>."})
+    (tree / "relationship").mkdir(parents=True, exist_ok=True)
+    (tree / "relationship" / "parallels.json").write_text(json.dumps(PARALLELS, ensure_ascii=False), encoding="utf-8")
+    return tree

@@ -339,9 +339,9 @@ def test_a_long_segment_range_says_it_was_cut(client, monkeypatch):
 
 
 @pytest.mark.parametrize("ref, fragment", [("MN%20175", "10–21"), ("MN%20175", "There is no MN 175"),
-                                           ("banana", "not a sutta reference"),
-                                           ("MN%2021%20extra", "not a sutta reference"),
-                                           ("MN%2021:abc", "not a sutta reference"), ("mn10:99.1-99.4", "no segments")])
+                                           ("banana", "is not a reference;"),
+                                           ("MN%2021%20extra", "is not a reference;"),
+                                           ("MN%2021:abc", "is not a reference;"), ("mn10:99.1-99.4", "no segments")])
 def test_unknown_reference_is_404_with_the_valid_range(client, ref, fragment):
     r = client.get(f"/api/suttas/{ref}")
     assert r.status_code == 404, r.text

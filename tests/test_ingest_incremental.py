@@ -45,8 +45,11 @@ def test_changed_file_replaces_its_chunks_everywhere(settings, mini_corpus, fake
 
     new_mn10 = {cid for cid, c in after["chunks"].items() if c["doc_id"] == "mn10"}
     assert report.files_ingested == 1 and report.files_unchanged == 4
-    # only the changed file was embedded, and at most its own card (the edit lies past the card's opening lines)
-    assert report.cards_embedded == 0 and fake_embed.texts_embedded == len(new_mn10)
+    # only the changed chunk of the changed file was embedded (its other chunks kept their vectors), and no card
+    # (the edit lies past the card's opening lines)
+    assert report.cards_embedded == 0
+    assert fake_embed.texts_embedded == len(new_mn10 - old_mn10) == 1
+    assert report.chunks_reused == len(new_mn10) - 1
     assert edited not in after["chunks"] and edited not in after["chroma"] and edited not in after["bm25"]
     assert any("completely rewritten" in after["chunks"][cid]["text"] for cid in new_mn10)
     # the untouched chunks of the changed file and every other file's chunks keep their IDs

@@ -78,7 +78,7 @@ def test_unknown_ids_say_no_such_sutta_with_the_valid_range(lib, text, expected)
 def test_unknown_segment_range_and_non_references(lib):
     with pytest.raises(UnknownReferenceError, match="has no segments 99.1"):
         lookup(lib, "MN 10", segments="99.1")
-    with pytest.raises(ToolError, match="not a sutta reference"):
+    with pytest.raises(ToolError, match="is not a reference; write it like MN 21"):
         lookup(lib, "the fire sermon")
     with pytest.raises(ToolError, match="should look like"):
         lookup(lib, "MN 10", segments="abc")

@@ -25,6 +25,10 @@ from indexing.text import STOPWORDS, fold
 
 log = logging.getLogger(__name__)
 
+# Well-known names of the Khuddaka and Vinaya texts that SuttaCentral's name files do not give (Karaṇīya Metta
+# Sutta, Jewel Discourse, Pārājika 1 …), each with the segment that shows it and a public source.
+CANON_NICKNAMES = Path(__file__).with_name("data") / "canon_nicknames.csv"
+_PALI_NAME = re.compile(r"(?:sutta|gatha|vagga|kkhandhaka|sikkhapada)$")
 THRESHOLD = 80.0  # below this a candidate is dropped: no guess is better than a wrong sutta
 STRONG = 90.0  # at or above this a match is treated as the user naming the sutta
 MAX_WINDOW = 8
@@ -149,7 +153,7 @@ class AliasIndex:
         of other translations' titles."""
         index = cls()
         for doc in docstore.documents():
-            if not doc.sutta_id:
+            if not doc.sutta_id or "@" in doc.doc_id:  # another translation's title names the same text
                 continue
             card = (cards or {}).get(doc.doc_id)
             title, title_pali = (card.title, card.title_pali) if card is not None else (doc.title, doc.title_pali)
@@ -158,6 +162,9 @@ class AliasIndex:
                 index.add(title, doc.sutta_id, "title")
             if title_pali:
                 index.add(title_pali, doc.sutta_id, "title_pali")
+            for name in doc.aliases:  # SuttaCentral's other names for the text: Pali if it ends like one
+                index.add(name, doc.sutta_id, "title_pali" if _PALI_NAME.search(fold(name)) else "title")
+        index.load_csv(CANON_NICKNAMES)
         if nicknames_csv and Path(nicknames_csv).exists():
             index.load_csv(Path(nicknames_csv))
         elif nicknames_csv:

@@ -18,7 +18,7 @@ import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.text import fold, tokenize
-from indexing.vocabulary import segment_ref
+from indexing.vocabulary import parse_uid, segment_ref, sutta_id_to_uid
 
 log = logging.getLogger(__name__)
 
@@ -165,20 +165,23 @@ class EvidenceIndex:
 
     # ---- documents -----------------------------------------------------------------------------------------
     def resolve(self, sutta_id: str) -> DocumentRecord | None:
-        """The document of a canonical ID, including suttas inside a range uid (`SN 12.105` in `sn12.104-114`)."""
+        """The document of a display ID, including texts inside a range uid (`SN 12.105` in `sn12.104-114`)."""
         doc = self.docstore.document_by_sutta_id(sutta_id)
         if doc is not None:
             return doc
-        m = re.match(r"^(\w+) (\d+\.)?(\d+)$", sutta_id.strip())
-        if not m:
+        try:
+            wanted = parse_uid(sutta_id_to_uid(sutta_id))
+        except ValueError:
             return None
-        book, group, number = m.group(1).lower(), m.group(2) or "", int(m.group(3))
+        if wanted is None or not wanted.info.ranges:
+            return None
         if self._by_sutta_id is None:
-            self._by_sutta_id = {d.doc_id: d.doc_id for d in self.docstore.documents()}
-        pattern = re.compile(rf"^{re.escape(book + group)}(\d+)-(\d+)$", re.IGNORECASE)
+            self._by_sutta_id = {d.doc_id: d.doc_id for d in self.docstore.documents() if "@" not in d.doc_id}
+        lo, _ = wanted.span()
         for doc_id in self._by_sutta_id:
-            r = pattern.match(doc_id)
-            if r and int(r.group(1)) <= number <= int(r.group(2)):
+            held = parse_uid(doc_id)
+            if held is not None and (held.book, held.group) == (wanted.book, wanted.group) and \
+                    held.span()[0] <= lo <= held.span()[1]:
                 return self.docstore.document(doc_id)
         return None
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from llama_index.core.bridge.pydantic import BaseModel
 from llama_index.core.tools import FunctionTool
 
+from indexing.vocabulary import BASKETS
 from tools.errors import ToolError, UnknownReferenceError
 from tools.expander import expand
 from tools.passages import Passage, clip
 from tools.query import NamedSutta
-from tools.references import collection_code
+from tools.references import asks_for_parallels, collection_code, translator_named
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -109,27 +110,35 @@ class CanonTools:
 
         return self._run("resolve_alias", {"name": name}, body)
 
-    def lookup_sutta(self, sutta_id: str, query: str = "") -> ToolResult:
-        """Read a sutta by ID ("MN 21", "SN 35.28", "AN 3.65", "Dhp 1"). query: what to find inside it. Returns
-        its title and the matching passages with references; says so if no such sutta exists."""
+    def lookup_sutta(self, sutta_id: str, query: str = "", translator: str = "") -> ToolResult:
+        """Read a text by ID ("MN 21", "SN 35.28", "Snp 1.4", "Bu Pj 2", "Kd 10"). query: what to find inside it;
+        translator: another translation to read (e.g. "soma"). Returns its title, translator, parallels and the
+        matching passages with references; says so if no such text exists."""
         from tools.lookup import lookup
 
-        return self._lookup(sutta_id, query, lambda: lookup(self.library, sutta_id))
+        translator = translator.strip() or (translator_named(query) or "")
+        return self._lookup(sutta_id, query, translator,
+                            lambda: lookup(self.library, sutta_id, translator=translator or None))
 
-    def lookup_named(self, named: NamedSutta, query: str = "") -> ToolResult:
+    def lookup_named(self, named: NamedSutta, query: str = "", translator: str = "") -> ToolResult:
         """`lookup_sutta` for a sutta the query's analysis already resolved to its documents."""
         from tools.lookup import lookup, lookup_docs
+
+        translator = translator.strip() or (translator_named(query) or "")
 
         def find():
             if named.error is not None:
                 raise UnknownReferenceError(named.error)
             if named.reference is None:  # a name whose ID the reference grammar does not read
-                return lookup(self.library, named.sutta_id)
-            return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id)
+                return lookup(self.library, named.sutta_id, translator=translator or None)
+            return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id,
+                               translator=translator or None)
 
-        return self._lookup(named.sutta_id, query, find)
+        return self._lookup(named.sutta_id, query, translator, find)
 
-    def _lookup(self, sutta_id: str, query: str, find) -> ToolResult:
+    def _lookup(self, sutta_id: str, query: str, translator: str, find) -> ToolResult:
+        from tools.lookup import parallel_openings
+
         def body():
             result = find()
             self.recorder.search_types_used.add("lookup")
@@ -137,15 +146,27 @@ class CanonTools:
             if result.title_pali:
                 head += f" ({result.title_pali})"
             head += f", {result.collection}."
+            if len(result.translations) > 1 or translator:
+                head += " " + result.translation_line()
             if result.blurb:
                 head += " " + clip(result.blurb, 200)
-            passages = self._best_in(result.doc_ids, query) if query.strip() else []
+            about_parallels = bool(asks_for_parallels(query))
+            passages = self._best_in(result.doc_ids, query) if query.strip() and not about_parallels else []
             if not passages:
                 passages = result.passages[: self.budget.lookup_passages]
+            if about_parallels:
+                openings = parallel_openings(self.library, result, self.budget.lookup_passages)
+                passages = passages[:1] + openings
+                head += "\n" + result.parallels_text({p.sutta_id: p.ref for p in openings})
+            elif result.held_parallels():
+                head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
             text = head + "\n" + render_passages(passages, self.budget.passage_chars)
             return passages, text, f"{result.sutta_id}: {len(passages)} passages"
 
-        return self._run("lookup_sutta", {"sutta_id": sutta_id, "query": query}, body)
+        inputs = {"sutta_id": sutta_id, "query": query}
+        if translator:
+            inputs["translator"] = translator
+        return self._run("lookup_sutta", inputs, body)
 
     def _best_in(self, doc_ids: list[str], query: str) -> list[Passage]:
         """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
@@ -165,15 +186,17 @@ class CanonTools:
         return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
     def search_passages(self, query: str, collection: str = "", k: int = 0) -> ToolResult:
-        """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN,
-        SN, AN or KN to search one collection only. Returns passages with references."""
+        """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN, SN,
+        AN or KN (or Vinaya, Sutta) to search only there. Returns passages with references."""
         from tools.retriever import search
 
         k = max(1, min(int(k or self.budget.k), 15))
-        coll = collection_code(collection or "")
+        wanted = (collection or "").strip().lower()
+        basket = wanted if wanted in BASKETS else None
+        coll = None if basket else collection_code(collection or "")
 
         def body():
-            result = search(self.library, query, k=k, collection=coll)
+            result = search(self.library, query, k=k, collection=coll, basket=basket)
             self.recorder.search_types_used.update(result.search_types_used)
             notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
             text = notes + render_passages(result.passages, self.budget.passage_chars,
@@ -182,8 +205,8 @@ class CanonTools:
                 p.ref for p in result.passages[:6])
 
         inputs = {"query": query, "k": k}
-        if coll:
-            inputs["collection"] = coll
+        if coll or basket:
+            inputs["collection"] = coll or basket
         return self._run("search_passages", inputs, body)
 
     def expand_context(self, ref: str, before: int = 1, after: int = 1) -> ToolResult:
@@ -263,6 +286,7 @@ class _AliasArgs(BaseModel):
 class _LookupArgs(BaseModel):
     sutta_id: str
     query: str = ""
+    translator: str = ""
 
 
 class _SearchArgs(BaseModel):
@@ -291,6 +315,7 @@ _ARG_SYNONYMS = {
     "sutta_id": ("id", "sutta", "ref", "reference", "input", "uid", "sutta_ref"),
     "ref": ("reference", "segment", "sutta_id", "id", "input", "citation"),
     "draft": ("answer", "text", "input", "claims"),
+    "translator": ("translation", "translated_by", "version"),
 }
 
 

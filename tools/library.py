@@ -19,6 +19,7 @@ from indexing.settings import ScholarSettings
 from indexing.stores.bm25_store import BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore
+from indexing.vocabulary import BOOKS
 from tools.errors import ToolError
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from tools.lookup import Catalog
     from tools.names import NameMatcher
     from tools.rerank import Reranker
+    from tools.translations import TranslationMap
     from tools.verifier import ClaimVerifier, Mode
 
 log = logging.getLogger(__name__)
@@ -82,8 +84,11 @@ class Library:
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._doc_chunk_ids: dict[str, list[str]] = {}
         self._collection_ids: dict[str, set[str]] | None = None
-        self._chunk_homes: dict[str, tuple[str, str]] | None = None
         self._bm25_rows: dict[str, int] | None = None
+        self._basket_ids: dict[str, set[str]] | None = None
+        self._verse_ids: frozenset[str] | None = None
+        self._chunk_homes: dict[str, tuple[str, str, str]] | None = None
+        self._translations: TranslationMap | None = None
         self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
         self._matrix_failed = False
         self._evidence: EvidenceIndex | None = None
@@ -148,11 +153,12 @@ class Library:
             self._matrix, self._matrix_failed = None, False
             self._evidence, self._scorer, self._reranker = None, None, None
             self._cards, self._bridges, self._names, self._bm25_rows = None, None, None, None
+            self._basket_ids, self._verse_ids, self._translations = None, None, None
 
     def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
-        _ = self.catalog, self.aliases, self.chunk_homes, self.cards, self.bridges, self.names
+        _ = self.catalog, self.aliases, self.chunk_homes, self.cards, self.bridges, self.names, self.translations
         if self.dense_ready:
             self.matrix()
         return self
@@ -181,6 +187,16 @@ class Library:
                     self._aliases = AliasIndex.build(self.docstore, self.settings.nicknames_csv,
                                                      self.settings.titles_csv, self.cards.cards)
         return self._aliases
+
+    @property
+    def translations(self) -> TranslationMap:
+        if self._translations is None:
+            from tools.translations import TranslationMap
+
+            with self._lock:
+                if self._translations is None:
+                    self._translations = TranslationMap.build(self.docstore)
+        return self._translations
 
     @property
     def evidence(self) -> EvidenceIndex:
@@ -282,12 +298,17 @@ class Library:
         return ids
 
     @property
-    def chunk_homes(self) -> dict[str, tuple[str, str]]:
-        """chunk_id -> (doc_id, collection) for every chunk: lets boosts and filters run without reading chunks."""
+    def chunk_homes(self) -> dict[str, tuple[str, str, str]]:
+        """chunk_id -> (doc_id, collection, basket) for every chunk: boosts and filters run without reading chunks."""
         if self._chunk_homes is None:
-            homes = {c.chunk_id: (c.doc_id, c.collection or "") for c in self.docstore.iter_chunks()}
+            verse_books = {b.display for b in BOOKS.values() if b.verse}
+            homes, verse = {}, set()
+            for c in self.docstore.iter_chunks():  # one pass: every chunk's JSON is read once per process
+                homes[c.chunk_id] = (c.doc_id, c.collection or "", c.basket or "")
+                if c.book in verse_books:
+                    verse.add(c.chunk_id)
             with self._lock:
-                self._chunk_homes = homes
+                self._chunk_homes, self._verse_ids = homes, frozenset(verse)
         return self._chunk_homes
 
     @property
@@ -302,11 +323,26 @@ class Library:
     def collection_chunk_ids(self, collection: str) -> set[str]:
         if self._collection_ids is None:
             by: dict[str, set[str]] = {}
-            for cid, (_, coll) in self.chunk_homes.items():
+            for cid, (_, coll, _) in self.chunk_homes.items():
                 by.setdefault(coll, set()).add(cid)
             with self._lock:
                 self._collection_ids = by
         return self._collection_ids.get(collection, set())
+
+    def verse_chunk_ids(self) -> frozenset[str]:
+        """The chunks of the verse anthologies (Dhp, Thag, Thig), for the question's genre hint."""
+        if self._verse_ids is None:
+            _ = self.chunk_homes
+        return self._verse_ids or frozenset()
+
+    def basket_chunk_ids(self, basket: str) -> set[str]:
+        if self._basket_ids is None:
+            by: dict[str, set[str]] = {}
+            for cid, (_, _, bsk) in self.chunk_homes.items():
+                by.setdefault(bsk, set()).add(cid)
+            with self._lock:
+                self._basket_ids = by
+        return self._basket_ids.get(basket, set())
 
     def matrix(self) -> tuple[list[str], dict[str, int], np.ndarray] | None:
         """Every stored vector, unit-normalised, as one float32 matrix (ids, id -> row, matrix), read from Chroma

@@ -9,6 +9,17 @@ from indexing.vocabulary import segment_ref
 
 
 @dataclass
+class Alternative:
+    """The same segments in another translator's words (see tools.translations)."""
+
+    translator: str  # `soma`
+    doc_id: str  # `thig1.1@soma`
+    text: str
+    segment_start: str | None = None
+    segment_end: str | None = None
+
+
+@dataclass
 class Passage:
     chunk_id: str
     doc_id: str
@@ -27,6 +38,9 @@ class Passage:
     also_in: list[str] = field(default_factory=list)  # other suttas holding the same stock passage (dedup)
     # those suttas' passages themselves: not shown twice, but retrieved, so a reference to them is a real one
     twins: list[Passage] = field(default_factory=list, repr=False)
+    translator: str = ""  # whose English this is (`sujato`); "" outside SuttaCentral
+    basket: str = ""  # sutta | vinaya
+    alternatives: list[Alternative] = field(default_factory=list)  # the same segments by other translators
 
     @classmethod
     def from_chunk(cls, chunk: Chunk, **scores: float) -> Passage:
@@ -44,6 +58,8 @@ class Passage:
             page=chunk.page,
             source_path=chunk.source_path,
             scores=dict(scores),
+            translator=chunk.translator,
+            basket=chunk.basket,
         )
 
     @property

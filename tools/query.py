@@ -1,5 +1,6 @@
 """What a question or search query says about itself, worked out once: the suttas it names (by ID, title or
-nickname, resolved to doc IDs), the collections it names in words, what it is about once those are taken out,
+nickname, resolved to doc IDs), the collections and basket it names in words (or leans to: "which offence…"), the
+kind of text it asks for (a discourse or verses), what it is about once those are taken out,
 and the texts BM25 and the dense retriever search with.
 
 The chat's planner reads the named suttas, collections and topic; the retriever the pinned and boosted documents
@@ -20,7 +21,7 @@ from indexing.text import STOPWORDS, fold
 from indexing.vocabulary import sutta_id_to_uid
 from tools.aliases import STRONG, AliasResolution
 from tools.errors import UnknownReferenceError
-from tools.references import Reference, collection_hints, find_references, parse_reference
+from tools.references import Reference, basket_hint, collection_hints, find_references, genre_hint, parse_reference
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,9 @@ class QueryAnalysis:
     @property
     def bm25_query(self) -> str | dict[str, float]:
         return self.bm25_weights or self.bm25_text
+    basket: str | None = None  # the basket the words point at ("offence" -> vinaya)
+    basket_explicit: bool = False  # it is named ("in the Vinaya"): search only there
+    genre: str | None = None  # "prose" (which discourse…) or "verse" (whose verses…): the kind of text asked for
 
     def named_by(self, source: str) -> list[NamedSutta]:
         return [n for n in self.named if n.source == source]
@@ -99,6 +103,8 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
     analysis.named.extend(_alias(library, sutta_id, written) for written, sutta_id in aliases.items())
 
     analysis.collections = collection_hints(stripped)
+    analysis.basket, analysis.basket_explicit = basket_hint(stripped)
+    analysis.genre = genre_hint(stripped)
     topic = stripped
     for written in aliases:
         topic = re.sub(re.escape(written), " ", topic, flags=re.IGNORECASE)

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from indexing.text import fold
-from indexing.vocabulary import BOOKS, COLLECTIONS, Book, find_book, sutta_id_to_uid
+from indexing.vocabulary import BASKET_HINTS, BOOKS, COLLECTIONS, Book, find_book, find_translator, sutta_id_to_uid
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).
@@ -281,6 +281,55 @@ def collection_code(value: str) -> str | None:
         return book.collection
     found = collection_hints(text)
     return found[0] if len(found) == 1 else None
+
+
+_BASKET_HINTS = {basket: {strength: re.compile(r"\b(?:" + "|".join(rx) + r")\b") if rx else None
+                          for strength, rx in hints.items()} for basket, hints in BASKET_HINTS.items()}
+
+
+def basket_hint(text: str) -> tuple[str | None, bool]:
+    """The basket a question points at and whether it names it ("in the Vinaya" -> ("vinaya", True); "which
+    offence…" -> ("vinaya", False)); (None, False) when it points at none or at both."""
+    folded = fold(text)
+    explicit = [b for b, rx in _BASKET_HINTS.items() if rx["explicit"] and rx["explicit"].search(folded)]
+    if len(explicit) == 1:
+        return explicit[0], True
+    if explicit:
+        return None, False
+    soft = [b for b, rx in _BASKET_HINTS.items() if rx["soft"] and rx["soft"].search(folded)]
+    return (soft[0], False) if len(soft) == 1 else (None, False)
+
+
+# The kind of text a question asks for: "which discourse…" means a sutta in prose, "whose verses…" a poem.
+_ASKS_PROSE = re.compile(r"\b(?:which|what|in which|the) (?:discourses?|suttas?|sermons?)\b")
+_ASKS_VERSE = re.compile(r"\b(?:verses?|poems?|stanzas?|gathas?)\b")
+
+
+def genre_hint(text: str) -> str | None:
+    """"prose" when a question asks which discourse or sutta, "verse" when it asks for verses or a poem, else None.
+    The verse anthologies (Dhp, Thag, Thig) are not what "which discourse" asks for, though they share lines with
+    the discourses (Thag 16.8 repeats MN 86's verses)."""
+    folded = fold(text)
+    prose, verse = bool(_ASKS_PROSE.search(folded)), bool(_ASKS_VERSE.search(folded))
+    return None if prose == verse else ("prose" if prose else "verse")
+
+
+# A translator's name counts as asking for their translation only beside words about translating.
+_TRANSLATION_CUE = re.compile(r"\b(?:translat\w*|render\w*|version|words?|by)\b|'s\b")
+_PARALLELS = re.compile(r"\b(?:parallels?|paralleled|(?:same|similar) (?:story|passage|teaching|text)s?|"
+                        r"(?:also|too) (?:in|found)|found (?:also|elsewhere)|elsewhere in the canon|other versions?|"
+                        r"(?:chinese|sanskrit|agamas?)\b)")
+
+
+def translator_named(text: str) -> str | None:
+    """The translator a question asks for ("How does Soma translate Thig 1.1?" -> `soma`); None otherwise."""
+    folded = fold(text)
+    return find_translator(folded) if _TRANSLATION_CUE.search(folded) else None
+
+
+def asks_for_parallels(text: str) -> bool:
+    """The question is about a text's parallels ("Which texts are parallel to MN 10?", "is it in the Āgamas?")."""
+    return bool(_PARALLELS.search(fold(text)))
 
 
 _BOOK_NAMES = re.compile(

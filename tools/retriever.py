@@ -20,11 +20,14 @@ import numpy as np
 
 from indexing.models import Chunk
 from indexing.text import STOPWORDS, tokenize
+from indexing.vocabulary import BASKETS, COLLECTIONS
 from tools.bridges import bridge_plan, pali_ranking
 from tools.cards import best_passages, card_rankings
 from tools.errors import ToolError
 from tools.passages import Passage
 from tools.query import QUERY_NOISE, QueryAnalysis, analyse_query
+from tools.references import collection_code
+from tools.translations import attach_alternatives, collapse
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +35,8 @@ MODES = ("bm25", "dense", "hybrid", "hybrid+rerank")
 CANDIDATES = 40  # per retriever, before fusion
 POOL = 30  # fused candidates that go on to dedup and MMR
 COLLECTION_BOOST = 0.3
+BASKET_BOOST = 0.3  # a topic word of one basket ("offence", "training rule") leans the ranking toward it
+GENRE_LEAN = 0.15  # "which discourse…" leans away from the verse anthologies, "whose verses…" toward them
 SOFT_ALIAS_BOOST = 0.5
 DUPLICATE_JACCARD = 0.8
 PINNED_POOL = 10  # candidates per named sutta from each of BM25 and dense, before phrase order decides
@@ -53,6 +58,7 @@ class SearchResult:
     collections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    basket: str | None = None  # searched only there (named or asked for), or leaned toward it
 
 
 # ---- the two retrievers and their fusion ------------------------------------------------------------
@@ -80,8 +86,9 @@ def _matrix_search(library, cached, vector, k: int, where: dict | None) -> list[
     q /= np.linalg.norm(q) + 1e-9
     if where and "doc_id" in where:
         rows = np.array([row[c] for c in library.chunk_ids_of(where["doc_id"]) if c in row], dtype=int)
-    elif where and "collection" in where:
-        rows = np.array([row[c] for c in library.collection_chunk_ids(where["collection"]) if c in row], dtype=int)
+    elif where:
+        members = _members(library, where)
+        rows = np.array(sorted(row[c] for c in members if c in row), dtype=int)
     else:
         rows = None
     if rows is not None and not len(rows):
@@ -92,6 +99,16 @@ def _matrix_search(library, cached, vector, k: int, where: dict | None) -> list[
     top = top[np.argsort(-scores[top])]
     pick = rows[top] if rows is not None else top
     return [(ids[i], float(scores[j])) for i, j in zip(pick, top)]
+
+
+def _members(library, where: dict) -> set[str]:
+    """The chunk IDs a {"collection": …, "basket": …} filter lets through."""
+    sets = []
+    if "collection" in where:
+        sets.append(library.collection_chunk_ids(where["collection"]))
+    if "basket" in where:
+        sets.append(library.basket_chunk_ids(where["basket"]))
+    return set.intersection(*sets) if sets else set()
 
 
 def rrf(ranked: dict[str, list[tuple[str, float]]], weights: dict[str, float], k: int) -> dict[str, float]:
@@ -112,12 +129,15 @@ def search(
     collection: str | None = None,
     use_names: bool = True,
     pinned_docs: Sequence[str] = (),
+    basket: str | None = None,
 ) -> SearchResult:
     """The top `k` passages for `query` (default settings.retrieval_k), each with its per-stage scores.
 
-    `mode` is one of MODES; `collection` (a code: DN, MN, SN, AN, KN) restricts the search to it. The suttas the
-    query names, and `pinned_docs` before them (doc IDs the caller already resolved), come first with their best
-    passages; `use_names=False` searches the words alone."""
+    `mode` is one of MODES; `collection` (a code: DN, MN, SN, AN, KN; Vb, Kd, Pvr, Pm) or `basket` (sutta, vinaya)
+    restricts the search to it, and a query that names the Vinaya searches only the Vinaya. The suttas the query
+    names, and `pinned_docs` before them (doc IDs the caller already resolved), come first with their best
+    passages; `use_names=False` searches the words alone. Another translation of a passage is carried beside it
+    in `alternatives`, never returned as a hit of its own."""
     if mode not in MODES:
         raise ToolError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
     if not query.strip():
@@ -136,11 +156,19 @@ def search(
     if want_dense and not library.dense_ready:
         notes.append(f"dense search unavailable ({library.dense_error}); BM25 only")
         want_dense, want_bm25 = False, True
-    allowed, where = None, None
+    where: dict[str, str] = {}
     if collection:
-        collection = collection.upper()
-        allowed = _collection_chunks(library, collection)
-        where = {"collection": collection}
+        code = collection_code(collection)
+        if code is None:
+            raise ToolError(f"unknown collection {collection!r}; use one of {', '.join(COLLECTIONS)}")
+        collection = code
+        where["collection"] = code
+    if basket and basket not in BASKETS:
+        raise ToolError(f"unknown basket {basket!r}; use sutta or vinaya")
+    basket = basket or (analysis.basket if analysis.basket_explicit else None)
+    if basket:
+        where["basket"] = basket
+    allowed = _filtered_chunks(library, where) if where else None
 
     ranked: dict[str, list[tuple[str, float]]] = {}
     t0 = time.perf_counter()
@@ -152,7 +180,7 @@ def search(
     t0 = time.perf_counter()
     if want_dense:
         try:
-            ranked["dense"] = _dense(library, analysis.dense_text, CANDIDATES, where)
+            ranked["dense"] = _dense(library, analysis.dense_text, CANDIDATES, where or None)
         except ToolError as exc:
             log.warning("%s; continuing with BM25", exc)
             notes.append(f"{exc}; BM25 only")
@@ -164,11 +192,11 @@ def search(
 
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight, "pali": settings.pali_weight}
-    fused = rrf(ranked, weights, settings.rrf_k)
+    fused = collapse(library.translations, rrf(ranked, weights, settings.rrf_k))
     stage = {name: dict(hits) for name, hits in ranked.items()}
     card_scores = _card_scores(library, analysis, fused, want_bm25, want_dense, allowed)
     timings["cards"] = _ms(t0)
-    for doc_boost, factor in _boosts(library, analysis, fused).items():
+    for doc_boost, factor in _boosts(library, analysis, fused, soft_basket=None if basket else analysis.basket).items():
         fused[doc_boost] *= factor
 
     pinned_scores = _pinned(library, analysis, weights, want_bm25, want_dense, k) if not collection else {}
@@ -224,13 +252,14 @@ def search(
     return SearchResult(
         query=query,
         mode=mode,
-        passages=passages[:k],
+        passages=attach_alternatives(library, passages[:k]),
         search_types_used=used,
         pinned_suttas=[_sid(library, d) for d in analysis.pinned_docs],
         boosted_suttas=[_sid(library, d) for d in analysis.boosted_docs],
         collections=[collection] if collection else analysis.collections,
         notes=notes,
         timings_ms=timings,
+        basket=basket or analysis.basket,
     )
 
 
@@ -243,17 +272,23 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float]) -> dict[str, float]:
-    """chunk_id -> multiplier for soft hints: a collection named in words, a title matched without a cue."""
-    if not fused or not (analysis.collections or analysis.boosted_docs):
+def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float], soft_basket: str | None) -> dict[str, float]:
+    """chunk_id -> multiplier for soft hints: a collection named in words, a basket's topic word ("offence"), the
+    kind of text asked for (a discourse or verses), a title matched without a cue."""
+    if not fused or not (analysis.collections or analysis.boosted_docs or soft_basket or analysis.genre):
         return {}
     homes = library.chunk_homes
+    verse_docs = library.verse_chunk_ids() if analysis.genre else frozenset()
     factors: dict[str, float] = {}
     for cid in fused:
-        doc_id, coll = homes.get(cid, ("", ""))
+        doc_id, coll, bsk = homes.get(cid, ("", "", ""))
         f = 1.0
+        if cid in verse_docs:
+            f *= (1 + GENRE_LEAN) if analysis.genre == "verse" else 1 / (1 + GENRE_LEAN)
         if analysis.collections and coll in analysis.collections:
             f *= 1 + COLLECTION_BOOST
+        if soft_basket and bsk == soft_basket:
+            f *= 1 + BASKET_BOOST
         if doc_id in analysis.boosted_docs:
             f *= 1 + SOFT_ALIAS_BOOST * analysis.boosted_docs[doc_id]
         if f != 1.0:
@@ -356,10 +391,11 @@ def phrase_factors(query: str, chunks: dict[str, Chunk]) -> dict[str, float]:
     return out
 
 
-def _collection_chunks(library, collection: str) -> set[str]:
-    ids = library.collection_chunk_ids(collection)
+def _filtered_chunks(library, where: dict[str, str]) -> set[str]:
+    ids = _members(library, where)
     if not ids:
-        raise ToolError(f"no passages in collection {collection!r}; use DN, MN, SN, AN or KN")
+        held = ", ".join(c for c in COLLECTIONS if library.collection_chunk_ids(c))
+        raise ToolError(f"no passages in {' and '.join(where.values())}; the library holds {held}")
     return ids
 
 

@@ -14,12 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
-from indexing.text import tokenize
+from indexing.text import fold, tokenize
+from indexing.vocabulary import parse_uid
 from tools.citations import Sentence, split_sentences
 from tools.claim_checks import name_check, names, negation_check, number_check
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
-from tools.references import MENTION, CitationRef, find_citations
+from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,10 @@ _POINTER_WORDS = set(tokenize(
     drop_stopwords=False,
 ))
 _SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:but|whereas)\s+|\s+and\s+(?=that\b|then\b)")
+
+
+# A SuttaCentral ID of a text outside the library as written in an answer: `ma98`, `MA 98`, `ea12.1`, `sa-2.16`.
+_SC_ID = re.compile(r"\b([a-z]{1,4}(?:-\d)?)\s?(\d+(?:\.\d+)?)\b")
 
 
 # ---- results -------------------------------------------------------------------------------------------------
@@ -243,6 +248,9 @@ class ClaimVerifier:
                               bad_citations=bad)
             self._locate_elsewhere(verdict, parts, set())
             return verdict
+        table = self._parallels_claim(plain, views, cited)
+        if table is not None:
+            return table
         results = [self._check_part(p, views) for p in parts]
         for result, span in zip(results, spans):
             result.span = span
@@ -257,6 +265,25 @@ class ClaimVerifier:
         elif bad:
             verdict.reason += "; hallucinated citation: " + "; ".join(bad)
         return verdict
+
+    def _parallels_claim(self, plain: str, views: list[SuttaView], cited: list[str]) -> Verdict | None:
+        """"DN 22 and MN 119 are parallels of MN 10 [MN 10]" is a claim about SuttaCentral's table of parallels,
+        which the lookup showed, not about the text: supported when every text it names is a parallel of a cited
+        one (by display ID, or by SuttaCentral ID for texts the library does not hold). None if it is no such claim."""
+        if not asks_for_parallels(plain):
+            return None
+        related: set[str] = set()
+        for view in views:
+            for rel in self.index.docstore.parallels(view.doc.doc_id.partition("@")[0]):
+                parsed = parse_uid(rel.uid)
+                related.add(parsed.sutta_id.lower() if parsed is not None else rel.uid.lower())
+        own = {v.sutta_id.lower() for v in views}
+        named = {m.group(0).lower() for m in MENTION.finditer(plain)} - own
+        named |= {f"{a}{b}" for a, b in _SC_ID.findall(fold(plain))} & related
+        named = {" ".join(n.split()) for n in named}
+        if not named or not related or not named <= related:
+            return None
+        return Verdict(plain, "supported", "in SuttaCentral's table of parallels", score=1.0, citations=cited)
 
     def _idle(self, refs: list[CitationRef], parts: list[str], results: list[PartResult],
               views: list[SuttaView]) -> list[str]:
@@ -316,6 +343,11 @@ class ClaimVerifier:
                 bad.append(f"{ref.raw} (no segment {missing[0]} in {view.sutta_id})")
                 continue
             views[doc.doc_id] = view
+            # another translation of the text read in this turn (`thig1.1@soma`) is the same text in other words
+            for other in sorted(d for d in retrieved or () if d.partition("@")[0] == doc.doc_id and d != doc.doc_id):
+                alt = self.index.sutta(other)
+                if alt is not None:
+                    views[other] = alt
         return list(views.values()), bad
 
     def _check_part(self, text: str, views: list[SuttaView]) -> PartResult:

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from chat.input import has_surrogates
+from chat.pipeline.answer import Rendering
 
 
 def _no_surrogates(value: str | None) -> str | None:
@@ -47,8 +48,14 @@ class SearchRequest(BaseModel):
     query: Text = Field(description="Words to search for.")
     k: int = Field(default=8, ge=1, le=50, strict=True, description="How many passages to return (1-50).")
     mode: Literal["hybrid", "bm25", "dense"] = Field(default="hybrid")
-    collection: Text | None = Field(default=None, max_length=32,
-                                    description="Restrict to one collection: DN, MN, SN, AN or KN (Dhp).")
+    collection: Text | None = Field(
+        default=None, max_length=32, description="Restrict to one collection: DN, MN, SN, AN or KN (a book such as "
+        "Dhp or Snp names its collection); in the Vinaya Vb, Kd, Pvr or Pm."
+    )
+    basket: Literal["sutta", "vinaya"] | None = Field(
+        default=None, description="Restrict to one basket: the discourses (sutta) or the monastic law (vinaya). "
+        "Without it, a query that names the Vinaya searches only there."
+    )
 
 
 class PassageOut(BaseModel):
@@ -65,6 +72,11 @@ class PassageOut(BaseModel):
     segment_end: str | None = None
     page: int | None = None
     also_in: list[str] = Field(default_factory=list, description="Other suttas holding the same stock passage.")
+    basket: str = Field(default="", description="sutta or vinaya (\"\" outside SuttaCentral).")
+    translator: str = Field(default="", description="Whose English `text` is: `sujato`, `brahmali`.")
+    alternatives: list[Rendering] = Field(
+        default_factory=list, description="The same segments in the other translations the library holds."
+    )
     scores: dict[str, float] = Field(
         description="Per stage: bm25, dense, fused, rerank, final (those that ran); "
         "pinned=1 for a sutta named in the query."
@@ -76,6 +88,8 @@ class SearchResponse(BaseModel):
     mode: str
     k: int
     collection: str | None
+    basket: str | None = Field(default=None, description="The basket searched alone (asked for, or named in the "
+                               "query), or the one a topic word leaned the ranking toward.")
     search_types_used: list[str] = Field(description="What really ran: bm25, dense (absent if it was down).")
     degraded: str | None = Field(default=None, description="Why the search ran with less than was asked for.")
     pinned_suttas: list[str] = Field(default_factory=list, description="Suttas named in the query, shown first.")
@@ -92,6 +106,17 @@ class SegmentOut(BaseModel):
     pali: str
 
 
+class ParallelOut(BaseModel):
+    sutta_id: str = Field(description="The display ID when the library holds the text (`DN 22`), else SuttaCentral's "
+                          "ID (`ma98`).")
+    title: str
+    in_library: bool
+    partial: bool = Field(description="A partial or resembling parallel (`~` in SuttaCentral's table).")
+    kind: str = Field(description="parallels, mentions or retells.")
+    section: str = Field(default="", description="The related part of that text, \"\" for all of it.")
+    own_section: str = Field(default="", description="The part of the text looked up that it relates to.")
+
+
 class SuttaResponse(BaseModel):
     query: str
     sutta_id: str
@@ -102,6 +127,11 @@ class SuttaResponse(BaseModel):
     n_segments: int
     segments_shown: str
     blurb: str = ""
+    translator: str = Field(default="", description="Whose English the segments are.")
+    translations: list[str] = Field(default_factory=list, description="Every translator the library holds the text "
+                                    "by, the default first; ask for another with ?translator=.")
+    parallels: list[ParallelOut] = Field(default_factory=list,
+                                         description="SuttaCentral's parallels, mentions and retellings of the text.")
     truncated: bool = Field(default=False, description="A segment range longer than the lookup's cap was cut short.")
     segments: list[SegmentOut]
     text_en: str

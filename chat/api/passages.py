@@ -8,20 +8,20 @@ import time
 from fastapi.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
-from chat.api.models import PassageOut, SegmentOut, SuttaResponse
-from chat.pipeline.answer import Answer, TraceStep, failed_answer
+from chat.api.models import ParallelOut, PassageOut, SegmentOut, SuttaResponse
+from chat.pipeline.answer import Answer, TraceStep, failed_answer, renderings
 from chat.runtime import IndexUnavailableError, Runtime
 from indexing.errors import IndexingError
 from indexing.vocabulary import segment_ref
 from tools.errors import ToolError
 
 
-def run_search(library, query: str, k: int, mode: str, collection: str | None):
+def run_search(library, query: str, k: int, mode: str, collection: str | None, basket: str | None = None):
     """The retriever's SearchResult plus why it ran with less than asked for (None when it did not)."""
     from tools.retriever import search
 
     # The retriever itself falls back to BM25 when the dense side is down or fails, and notes it.
-    result = search(library, query, k=k, mode=mode, collection=collection)
+    result = search(library, query, k=k, mode=mode, collection=collection, basket=basket)
     wanted_dense = mode in ("hybrid", "dense")
     degraded = None
     if wanted_dense and "dense" not in result.search_types_used:
@@ -34,23 +34,22 @@ def passage_out(rank: int, p) -> PassageOut:
     return PassageOut(
         rank=rank, ref=p.ref, chunk_id=p.chunk_id, doc_id=p.doc_id, sutta_id=p.sutta_id, title=p.title,
         text=p.text, pali=p.pali, collection=p.collection, segment_start=p.segment_start,
-        segment_end=p.segment_end, page=p.page, also_in=list(p.also_in),
+        segment_end=p.segment_end, page=p.page, also_in=list(p.also_in), basket=p.basket, translator=p.translator,
+        alternatives=renderings(p),
         scores={k: float(v) for k, v in p.scores.items() if v is not None},
     )
 
 
-def sutta_text(library, ref: str) -> SuttaResponse:
-    from tools.lookup import MAX_SEGMENTS, lookup
+def sutta_text(library, ref: str, translator: str | None = None) -> SuttaResponse:
+    from tools.lookup import MAX_SEGMENTS, REFERENCE_FORMS, lookup
     from tools.references import parse_reference
 
     # Stricter than the agent's tool, which takes the first reference found anywhere in its text: a URL naming
     # `MN 21 extra` or `MN 21:abc` is a mistake to report, not a request for MN 21.
     if parse_reference(ref) is None:
-        raise HTTPException(
-            404, f"{ref!r} is not a sutta reference; write it like MN 21, SN 35.28, AN 4.159, Dhp 1 or mn21:3.1-3.5"
-        )
+        raise HTTPException(404, f"{ref!r} is not a reference; write it like {REFERENCE_FORMS}, or mn21:3.1-3.5")
     try:
-        found = lookup(library, ref)
+        found = lookup(library, ref, translator=translator)
     except ToolError as exc:  # unparseable or unknown: either way there is no such text to GET
         raise HTTPException(404, str(exc)) from exc
     rows = [SegmentOut(seg_id=r.seg_id, ref=r.ref, en=r.en, pali=r.pali) for r in found.rows]
@@ -67,6 +66,9 @@ def sutta_text(library, ref: str) -> SuttaResponse:
     return SuttaResponse(
         query=ref, sutta_id=found.sutta_id, doc_ids=found.doc_ids, title=found.title, title_pali=found.title_pali,
         collection=found.collection, n_segments=found.n_segments, segments_shown=shown, blurb=found.blurb,
+        translator=found.translator, translations=found.translations,
+        parallels=[ParallelOut(sutta_id=p.sutta_id, title=p.title, in_library=p.in_library, partial=p.partial,
+                               kind=p.kind, section=p.section, own_section=p.own_section) for p in found.parallels],
         truncated=truncated, segments=rows,
         text_en="\n".join(r.en for r in rows if r.en), text_pali="\n".join(r.pali for r in rows if r.pali),
     )

@@ -112,8 +112,9 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     app = FastAPI(
         title="canon-scholar API",
         version="1",
-        description="Cited answers, hybrid search and sutta texts from the Pali canon (SuttaCentral, Bhikkhu Sujato's "
-        "translations). Every answer's citations point at retrieved passages; see `status` and `unsupported_claims`.",
+        description="Cited answers, hybrid search and texts from the Pali canon (SuttaCentral: the suttas in Bhikkhu "
+        "Sujato's translation, the Vinaya in Bhikkhu Brahmali's, other translations beside them). Every answer's "
+        "citations point at retrieved passages; see `status` and `unsupported_claims`.",
         max_body_size=MAX_BODY_BYTES,
     )
     app.state.runtime = runtime
@@ -200,9 +201,9 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
         question = _check_query(body.query, settings)
         collection = _check_collection(body.collection)
         started = time.perf_counter()
-        result, degraded = run_search(runtime.library(), question, body.k, body.mode, collection)
+        result, degraded = run_search(runtime.library(), question, body.k, body.mode, collection, body.basket)
         return SearchResponse(
-            query=question, mode=body.mode, k=body.k, collection=collection,
+            query=question, mode=body.mode, k=body.k, collection=collection, basket=result.basket,
             search_types_used=result.search_types_used, degraded=degraded, pinned_suttas=result.pinned_suttas,
             notes=result.notes, timings_ms=result.timings_ms, took_ms=round((time.perf_counter() - started) * 1000, 1),
             passages=[passage_out(i, p) for i, p in enumerate(result.passages[: body.k], start=1)],
@@ -211,12 +212,17 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     @app.get(f"{prefix}/suttas/{{ref}}", response_model=SuttaResponse, tags=["texts"],
              responses={**errors, 404: {"model": ErrorResponse, "description": "No such sutta or segment range"}},
              dependencies=[Depends(auth)])
-    def sutta(ref: Annotated[str, Path(description="`MN 21`, `SN 35.28`, `Dhp 1-20`, `mn21:3.1-3.5` (URL-encoded)")]):
-        """The English and Pali text of a sutta, or of a segment range within one."""
+    def sutta(ref: Annotated[str, Path(description="`MN 21`, `SN 35.28`, `Dhp 1-20`, `Snp 1.4`, `Bu Pj 2`, "
+                                            "`mn21:3.1-3.5` (URL-encoded)")],
+              translator: Annotated[str | None, Query(max_length=40, description="Another translation the library "
+                                                      "holds (`soma`); default: the basket's default translator.")]
+              = None):
+        """The English and Pali text of a sutta or Vinaya text, or of a segment range within one; its translators
+        and SuttaCentral's parallels."""
         ref = ref.strip()
         if not ref or len(ref) > MAX_REF_CHARS:
             raise HTTPException(422, f"reference must be 1 to {MAX_REF_CHARS} characters, like MN 21 or mn21:3.1-3.5")
-        return sutta_text(runtime.library(), ref)
+        return sutta_text(runtime.library(), ref, translator.strip() or None if translator else None)
 
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
     def health(probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "

@@ -7,12 +7,37 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from indexing.vocabulary import translator_name
 from tools.passages import Passage, clip
 
 if TYPE_CHECKING:
     from tools.verifier import Verdict
 
 Status = Literal["answered", "abstained", "failed"]
+
+
+class Rendering(BaseModel):
+    """The same segments in another translation the library holds, shown beside the default's."""
+
+    translator: str = Field(description="Who translated it: `soma`.")
+    translator_name: str = Field(description="`Bhikkhu Soma`.")
+    doc_id: str
+    text: str = Field(description="That translation of the segments; verse lines end with a line break.")
+    segment_start: str | None = None
+    segment_end: str | None = None
+
+
+def renderings(passage: Passage, docstore=None, start: str | None = None, end: str | None = None) -> list[Rendering]:
+    """The passage's other translations; with a docstore and `start`..`end`, of those segments only (a citation
+    narrower than its passage)."""
+    alternatives = passage.alternatives
+    if docstore is not None and start:
+        from tools.translations import rendering
+
+        alternatives = [r for a in alternatives if (r := rendering(docstore, a.doc_id, start, end)) is not None]
+    return [Rendering(translator=a.translator, translator_name=translator_name(a.translator), doc_id=a.doc_id,
+                      text=a.text, segment_start=a.segment_start, segment_end=a.segment_end)
+            for a in alternatives]
 
 
 class Citation(BaseModel):
@@ -25,6 +50,8 @@ class Citation(BaseModel):
     chunk_id: str | None = None
     segment_start: str | None = None
     segment_end: str | None = None
+    translator: str = ""  # whose English the excerpt is: `sujato`
+    alternatives: list[Rendering] = Field(default_factory=list)  # the passage in the library's other translations
 
 
 class ClaimVerdict(BaseModel):
@@ -83,7 +110,8 @@ def passages_as_citations(passages: list[Passage], limit: int = 5) -> list[Citat
     return [
         Citation(ref=p.ref, sutta_id=p.sutta_id, title=p.title, excerpt=clip(p.text, 400), pali=clip(p.pali, 300),
                  score=round(p.scores.get("final", p.scores.get("fused", 0.0)), 4), chunk_id=p.chunk_id,
-                 segment_start=p.segment_start, segment_end=p.segment_end)
+                 segment_start=p.segment_start, segment_end=p.segment_end, translator=p.translator,
+                 alternatives=renderings(p))
         for p in passages[:limit]
     ]
 

@@ -10,7 +10,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict
+from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict, renderings
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import (
     PARTIAL_MARK,
@@ -82,6 +82,9 @@ class CitationMap:
             if segs:
                 excerpt = " ".join(s.en.strip() for s in segs)
                 pali = " ".join(s.pali.strip() for s in segs if s.pali)
+        uid = passage.doc_id.partition("@")[0]  # another translation's segments carry the text's own IDs
+        start = f"{uid}:{ref.seg_start}" if ref.seg_start else passage.segment_start
+        end = f"{uid}:{ref.seg_end or ref.seg_start}" if ref.seg_start else passage.segment_end
         return Citation(
             ref=ref.raw,
             sutta_id=ref.sutta_id,
@@ -90,8 +93,10 @@ class CitationMap:
             pali=clip(pali, 500),
             score=round(passage.scores.get("final", passage.scores.get("fused", 0.0)), 4),
             chunk_id=passage.chunk_id,
-            segment_start=f"{passage.doc_id}:{ref.seg_start}" if ref.seg_start else passage.segment_start,
-            segment_end=f"{passage.doc_id}:{ref.seg_end or ref.seg_start}" if ref.seg_start else passage.segment_end,
+            segment_start=start,
+            segment_end=end,
+            translator=passage.translator,
+            alternatives=renderings(passage, self.docstore, start, end),
         )
 
     def _segments(self, doc_id: str, start: str, end: str):

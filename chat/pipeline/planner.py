@@ -15,7 +15,7 @@ from typing import ClassVar, Literal
 
 from indexing.text import fold
 from tools.query import NamedSutta, QueryAnalysis
-from tools.references import without_book_names
+from tools.references import asks_for_parallels, parse_reference, without_book_names
 
 Mode = Literal["qa", "notes"]
 FollowUp = Literal["next", "before", "same", "more"]  # how a question continues the previous turn
@@ -148,6 +148,16 @@ def _content_words(text: str) -> int:
     return len(tokenize(text))
 
 
+def _parallels_step(previous: PreviousTurn) -> list[LookupStep]:
+    """"Is this passage in the Long Discourses too?": SuttaCentral's table of parallels of the text the previous
+    answer cited says so with authority, beside the search in that collection."""
+    ref = parse_reference(previous.cited_refs[0]) if previous.cited_refs else None
+    if ref is None:
+        return []
+    sutta = NamedSutta(ref.sutta_id, previous.cited_refs[0], "reference", None)
+    return [LookupStep(sutta, "parallels", f"SuttaCentral's table may list parallels of {ref.sutta_id} there.")]
+
+
 def make_plan(
     analysis: QueryAnalysis,
     *,
@@ -189,6 +199,8 @@ def make_plan(
             plan.search_query, plan.collection,
             f"The question continues the previous one; I need passages on the same subject{where}.",
         ))
+        if plan.follow_up == "same" and (plan.collection or analysis.basket_explicit or asks_for_parallels(question)):
+            plan.steps.extend(_parallels_step(previous))
         return plan
 
     named = referenced + [n for n in named_aliases if n.sutta_id not in plan.sutta_ids]

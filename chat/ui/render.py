@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from chat.input import has_surrogates
 from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
-from indexing.vocabulary import WARNING_ICON
+from indexing.vocabulary import WARNING_ICON, segment_ref, translator_name
 
 # Backslash, brackets and angle brackets are enough to make model text inert: no link, image, autolink or HTML
 # can be formed without them. Mapping char by char keeps the escape correct across streamed token boundaries.
@@ -23,6 +23,7 @@ _ANSWER_ESCAPES = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "<": "\\<
 _CORPUS_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 FOLLOW_UP_LABEL_CHARS = 90
+HARD_BREAK = "  \n"  # Markdown's line break inside a paragraph
 
 
 def escape_answer(text: str) -> str:
@@ -31,6 +32,12 @@ def escape_answer(text: str) -> str:
 
 def escape_corpus(text: str) -> str:
     return _CORPUS_SPECIALS.sub(r"\\\1", " ".join(text.split()))
+
+
+def escape_verse(text: str, joiner: str) -> str:
+    """Corpus text whose line breaks (verse lines, `<j>` in the source) survive escaping, joined by `joiner`:
+    Markdown's hard break outside a table, " / " inside a table cell, where a line cannot break."""
+    return joiner.join(escape_corpus(line) for line in text.splitlines() if line.strip())
 
 
 def check_input(text: str, max_chars: int) -> str | None:
@@ -139,7 +146,8 @@ def passage_markdown(citation: Citation, *, title: str, collection: str, rows: l
     rows: (segment ref, English, Pali, cited?) in reading order, already cut to the context window.
     """
     head = [f"### {escape_corpus(citation.ref)} — {escape_corpus(title or citation.title or '')}".rstrip(" —")]
-    meta = [m for m in (collection, citation.sutta_id) if m]
+    translated = f"translated by {translator_name(citation.translator)}" if citation.translator else ""
+    meta = [m for m in (collection, citation.sutta_id, translated) if m]
     if meta:
         head.append(" · ".join(escape_corpus(m) for m in dict.fromkeys(meta)))
     if note:
@@ -148,11 +156,25 @@ def passage_markdown(citation: Citation, *, title: str, collection: str, rows: l
         body = [escape_corpus(citation.excerpt or "(no text stored for this passage)")]
         if citation.pali:
             body.append(f"*{escape_corpus(citation.pali)}*")
-        return "\n\n".join(head + body)
+        return "\n\n".join(head + body + _renderings(citation))
     table = ["| | English | Pāli |", "|---|---|---|"]
     for ref, en, pali, cited in rows:
-        cells = [f"▶ {escape_corpus(ref)}" if cited else escape_corpus(ref), escape_corpus(en), escape_corpus(pali)]
+        cells = [f"▶ {escape_corpus(ref)}" if cited else escape_corpus(ref), escape_verse(en, " / "),
+                 escape_verse(pali, " / ")]
         if cited:
             cells = [f"**{c}**" if c else c for c in cells]
         table.append("| " + " | ".join(c or " " for c in cells) + " |")
-    return "\n\n".join(head) + "\n\n" + "\n".join(table)
+    return "\n\n".join([*head, "\n".join(table), *_renderings(citation)])
+
+
+def _renderings(citation: Citation) -> list[str]:
+    """The cited lines in the library's other translations, under the table: an alternative, not a second source."""
+    out = []
+    for alt in citation.alternatives:
+        span = alt.segment_start or ""
+        if alt.segment_end and alt.segment_end != alt.segment_start:
+            span += "–" + alt.segment_end.partition(":")[2]
+        where = f" ({escape_corpus(segment_ref(span))})" if span else ""
+        out.append(f"**Also translated by {escape_corpus(alt.translator_name)}**{where}\n\n"
+                   f"{escape_verse(alt.text, HARD_BREAK)}")
+    return out

@@ -61,6 +61,8 @@ def discover(paths: list[Path], on_outside: Callable[[Path, str], None] | None =
 def content_hash(path: Path) -> str:
     digest = hashlib.sha256(path.read_bytes())
     if suttacentral.is_translation_file(path):
+        # A new reader version re-reads the file once (an older one may have skipped texts it did not know).
+        digest.update(f"suttacentral-parser:{suttacentral.PARSER_VERSION}".encode())
         # The Pali root is part of what a sutta document holds: a corrected root must re-ingest the sutta.
         tree = suttacentral.find_tree_root(path)
         pali = suttacentral.pali_path_for(path, tree) if tree else None

@@ -93,6 +93,14 @@ class ChromaStore:
                 return found
             offset += page
 
+    def vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        """The stored vectors of these IDs (absent ones are left out)."""
+        found: dict[str, list[float]] = {}
+        for start in range(0, len(ids), 5000):
+            got = self.collection.get(ids=ids[start : start + 5000], include=["embeddings"])
+            found.update((cid, list(map(float, vec))) for cid, vec in zip(got["ids"], got["embeddings"]))
+        return found
+
     def count(self) -> int:
         return self.collection.count()
 

@@ -11,7 +11,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from indexing.models import Chunk, SourceDocument
@@ -37,7 +37,14 @@ CREATE TABLE IF NOT EXISTS manifest (
     source_path TEXT PRIMARY KEY, content_hash TEXT, status TEXT, reason TEXT, chunk_ids TEXT, ingested_at REAL
 );
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS parallels (
+    grp INTEGER, kind TEXT, uid TEXT, section TEXT, partial INTEGER
+);
+CREATE INDEX IF NOT EXISTS parallels_uid ON parallels(uid);
 """
+# Columns added after the first release, with their defaults: an older docstore gains them when it is opened.
+_ADDED_COLUMNS = {"documents": {"basket": "TEXT DEFAULT ''", "translator": "TEXT DEFAULT ''",
+                                "aliases": "TEXT DEFAULT '[]'"}}
 
 
 @dataclass
@@ -55,6 +62,9 @@ class DocumentRecord:
     kind: str
     n_segments: int
     headers: dict[str, str]
+    basket: str = ""
+    translator: str = ""
+    aliases: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -69,6 +79,17 @@ class SegmentRecord:
 
 
 @dataclass
+class ParallelRecord:
+    """One text related to another in SuttaCentral's parallels table (see indexing.sources.parallels)."""
+
+    kind: str  # parallels | mentions | retells
+    uid: str  # the other text: `dn22`, `ma98`, `pli-tv-bu-pm`
+    section: str  # its part, when only a part is related: `132`, `2-5`
+    partial: bool  # marked `~`: partial or resembling
+    own_section: str = ""  # the part of the text asked about
+
+
+@dataclass
 class ManifestEntry:
     source_path: str
     content_hash: str
@@ -79,7 +100,10 @@ class ManifestEntry:
 
 
 _CHUNK_FIELDS = [f.name for f in fields(Chunk)]
-_DOC_FIELDS = [f.name for f in fields(DocumentRecord) if f.name != "headers"]  # the row's first columns
+# Named, so documents written before `basket` and `translator` existed read the same way.
+_DOC_COLUMNS = ("doc_id, sutta_id, title, title_pali, collection, book, grp, group_title, blurb, source_path, kind, "
+                "n_segments, headers, basket, translator, aliases")
+_DOC_FIELDS = [f.name for f in fields(DocumentRecord)][:12]  # the row's first columns, in order
 
 
 class DocStore:
@@ -91,6 +115,11 @@ class DocStore:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(SCHEMA)
+        for table, columns in _ADDED_COLUMNS.items():
+            have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+            for name, decl in columns.items():
+                if name not in have:
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -118,10 +147,11 @@ class DocStore:
         self._delete_source(source_path)
         for doc in docs:
             self._conn.execute(
-                "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) VALUES ({','.join('?' * 16)})",
                 (doc.doc_id, doc.sutta_id, doc.title, doc.title_pali, doc.collection, doc.book, doc.group,
                  doc.group_title, doc.blurb, doc.source_path, doc.kind, len(doc.units),
-                 json.dumps(doc.headers, ensure_ascii=False)),
+                 json.dumps(doc.headers, ensure_ascii=False), doc.basket, doc.translator,
+                 json.dumps(doc.aliases, ensure_ascii=False)),
             )
             self._conn.executemany(
                 "INSERT OR REPLACE INTO segments VALUES (?,?,?,?,?,?,?)",
@@ -159,6 +189,20 @@ class DocStore:
              entry.ingested_at),
         )
 
+    def replace_parallels(self, rows: Iterable[tuple[int, str, str, str, bool]]) -> int:
+        """Swap the whole parallels table: (group, kind, uid, section, partial) rows; returns how many."""
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                self._conn.execute("DELETE FROM parallels")
+                cur = self._conn.executemany("INSERT INTO parallels VALUES (?,?,?,?,?)",
+                                             [(g, k, u, s, int(p)) for g, k, u, s, p in rows])
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            return cur.rowcount
+
     def set_info(self, key: str, value: object) -> None:
         with self._lock:
             self._conn.execute("INSERT OR REPLACE INTO info VALUES (?,?)", (key, json.dumps(value)))
@@ -192,15 +236,45 @@ class DocStore:
         return {r[0] for r in self._query("SELECT chunk_id FROM chunks")}
 
     def document(self, doc_id: str) -> DocumentRecord | None:
-        rows = self._query("SELECT * FROM documents WHERE doc_id=?", (doc_id,))
+        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id=?", (doc_id,))
         return _doc(rows[0]) if rows else None
 
     def document_by_sutta_id(self, sutta_id: str) -> DocumentRecord | None:
-        rows = self._query("SELECT * FROM documents WHERE sutta_id=? COLLATE NOCASE", (sutta_id,))
+        """The default translation of a text by its display ID (an alternative's doc_id carries `@translator`)."""
+        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE sutta_id=? COLLATE NOCASE "
+                           "ORDER BY instr(doc_id, '@') > 0, doc_id", (sutta_id,))
         return _doc(rows[0]) if rows else None
 
     def documents(self) -> list[DocumentRecord]:
-        return [_doc(r) for r in self._query("SELECT * FROM documents")]
+        return [_doc(r) for r in self._query(f"SELECT {_DOC_COLUMNS} FROM documents")]
+
+    def translations(self, sutta_id: str) -> list[DocumentRecord]:
+        """Every document of one text, the default translation first, then the alternatives."""
+        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE sutta_id=? COLLATE NOCASE "
+                           "ORDER BY instr(doc_id, '@') > 0, doc_id", (sutta_id,))
+        return [_doc(r) for r in rows]
+
+    def alternative_doc_ids(self) -> dict[str, list[str]]:
+        """Default doc_id -> the doc_ids of other translations of the same text (`thig1.1` -> [`thig1.1@soma`])."""
+        found: dict[str, list[str]] = {}
+        for (doc_id,) in self._query("SELECT doc_id FROM documents WHERE instr(doc_id, '@') > 0 ORDER BY doc_id"):
+            found.setdefault(doc_id.partition("@")[0], []).append(doc_id)
+        return found
+
+    def parallels(self, uid: str) -> list[ParallelRecord]:
+        """The texts related to `uid` in SuttaCentral's table, each once per relation, in the table's order."""
+        rows = self._query(
+            "SELECT o.kind, o.uid, o.section, o.partial, m.section, m.partial FROM parallels m "
+            "JOIN parallels o ON o.grp = m.grp AND o.uid != m.uid "
+            "WHERE m.uid = ? ORDER BY o.grp, o.rowid", (uid,))
+        seen: set[tuple] = set()
+        out: list[ParallelRecord] = []
+        for kind, other, section, partial, own_section, own_partial in rows:
+            key = (kind, other, section, own_section)
+            if key not in seen:
+                seen.add(key)
+                out.append(ParallelRecord(kind, other, section, bool(partial or own_partial), own_section))
+        return out
 
     def segments(self, doc_id: str) -> list[SegmentRecord]:
         rows = self._query("SELECT * FROM segments WHERE doc_id=? ORDER BY ord", (doc_id,))
@@ -214,7 +288,8 @@ class DocStore:
         return [SegmentRecord(*r) for r in rows]
 
     def segment(self, seg_id: str) -> SegmentRecord | None:
-        rows = self._query("SELECT * FROM segments WHERE seg_id=?", (seg_id,))
+        """A segment of the default translation (other translations share its ID)."""
+        rows = self._query("SELECT * FROM segments WHERE seg_id=? ORDER BY instr(doc_id, '@') > 0", (seg_id,))
         return SegmentRecord(*rows[0]) if rows else None
 
     def chunk(self, chunk_id: str) -> Chunk | None:
@@ -244,9 +319,21 @@ class DocStore:
     def counts(self) -> dict:
         docs = self._query("SELECT COUNT(*) FROM documents")[0][0]
         chunks = self._query("SELECT COUNT(*) FROM chunks")[0][0]
-        by_book = dict(self._query("SELECT book, COUNT(*) FROM documents WHERE sutta_id IS NOT NULL GROUP BY book"))
+        # texts count once (the default translation); other translations are counted by translator
+        by_book = dict(self._query("SELECT book, COUNT(*) FROM documents WHERE sutta_id IS NOT NULL "
+                                   "AND instr(doc_id, '@') = 0 GROUP BY book"))
         by_kind = dict(self._query("SELECT kind, COUNT(*) FROM documents GROUP BY kind"))
-        return {"documents": docs, "chunks": chunks, "suttas_by_collection": by_book, "documents_by_kind": by_kind}
+        per: dict[str, dict] = {"basket": {}, "collection": {}, "translator": {}}
+        for level in per:
+            # a text is counted once, by its default translation (or by each translator, per translator);
+            # chunks are counted whoever translated them
+            texts = "d.doc_id" if level == "translator" else "CASE WHEN instr(d.doc_id, '@') = 0 THEN d.doc_id END"
+            rows = self._query(
+                f"SELECT d.{level}, COUNT(DISTINCT {texts}), COUNT(c.chunk_id) FROM documents d "
+                f"LEFT JOIN chunks c ON c.doc_id = d.doc_id WHERE d.sutta_id IS NOT NULL GROUP BY d.{level}")
+            per[level] = {key or "": {"documents": n_docs, "chunks": n_chunks} for key, n_docs, n_chunks in rows}
+        return {"documents": docs, "chunks": chunks, "suttas_by_collection": by_book, "documents_by_kind": by_kind,
+                "by_basket": per["basket"], "by_collection": per["collection"], "by_translator": per["translator"]}
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -254,7 +341,8 @@ class DocStore:
 
 
 def _doc(row: tuple) -> DocumentRecord:
-    return DocumentRecord(**dict(zip(_DOC_FIELDS, row[:12])), headers=json.loads(row[12] or "{}"))
+    return DocumentRecord(**dict(zip(_DOC_FIELDS, row[:12])), headers=json.loads(row[12] or "{}"),
+                          basket=row[13] or "", translator=row[14] or "", aliases=json.loads(row[15] or "[]"))
 
 
 def _chunk(data: str) -> Chunk:
