@@ -147,6 +147,7 @@ def run(args, settings: ScholarSettings) -> int:
     from tools.verifier import ClaimVerifier
 
     claims = load_claims(args.claims)
+    args.mode = args.mode or settings.verifier_mode
     docstore = DocStore(settings.index_dir / "docstore.sqlite")
     try:
         bm25 = BM25Store(settings.index_dir / "bm25").load()
