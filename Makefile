@@ -10,7 +10,7 @@ export ANONYMIZED_TELEMETRY := False
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: run setup system-deps index model chat serve test test-fast e2e eval bench clean-index lock
+.PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench clean-index lock
 
 run: setup index model chat
 
@@ -55,6 +55,11 @@ chat:
 
 serve: setup index
 	$(BIN)/scholar serve
+
+# Lint (CI runs it before the tests): ruff and mypy, both configured in pyproject.toml.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The test command (CI runs exactly this): everything, including the slow tests with the real models and the
 # browser test, so the full index and the embedded model are put in place first.

@@ -13,9 +13,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from indexing.vocabulary import parse_uid, uid_to_sutta_id
 from indexing.settings import ScholarSettings
 from indexing.sources.suttacentral import is_translation_file
+from indexing.vocabulary import parse_uid, uid_to_sutta_id
 
 
 def corpus_uids(tree: Path) -> set[str]:
@@ -36,7 +36,8 @@ def main() -> int:
     uids = corpus_uids(args.corpus)
     unparsed = sorted(u for u in uids if parse_uid(u) is None)
     db = sqlite3.connect(f"file:{args.index / 'docstore.sqlite'}?mode=ro", uri=True)
-    indexed = {row[0].lower(): row[1] for row in db.execute("SELECT sutta_id, doc_id FROM documents WHERE sutta_id IS NOT NULL")}
+    rows = db.execute("SELECT sutta_id, doc_id FROM documents WHERE sutta_id IS NOT NULL")
+    indexed = {row[0].lower(): row[1] for row in rows}
     with_chunks = {row[0] for row in db.execute("SELECT DISTINCT doc_id FROM chunks")}
     missing, no_chunks, by_book = [], [], {}
     for uid in sorted(u for u in uids if parse_uid(u) is not None):

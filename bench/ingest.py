@@ -23,10 +23,10 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from indexing import pipeline  # noqa: E402
-from indexing.embeddings import build_embed_model, embed_model_name  # noqa: E402
-from indexing.settings import ScholarSettings  # noqa: E402
-from indexing.sources.router import discover  # noqa: E402
+from indexing import pipeline
+from indexing.embeddings import build_embed_model, embed_model_name
+from indexing.settings import ScholarSettings
+from indexing.sources.router import discover
 
 
 def _du(path: Path) -> int:

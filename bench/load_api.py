@@ -40,9 +40,11 @@ REQUEST_TIMEOUT_S = 30.0
 # query-vector cache does not turn the run into a cache benchmark. Not taken from any evaluation file.
 TOPICS = [
     "mindfulness of breathing", "the four noble truths", "loving-kindness", "anger and patience", "the five hindrances",
-    "right livelihood", "giving and generosity", "death and impermanence", "the six sense fields", "craving and rebirth",
+    "right livelihood", "giving and generosity", "death and impermanence", "the six sense fields",
+    "craving and rebirth",
     "the aggregates are not self", "jhana and absorption", "ethical conduct of lay followers", "the middle way",
-    "dependent origination", "sleep and dreams", "wealth and debt", "friendship with good people", "restraint of speech",
+    "dependent origination", "sleep and dreams", "wealth and debt", "friendship with good people",
+    "restraint of speech",
     "a monk who is sick", "fear in the forest", "the elements earth water fire air", "gratitude to parents",
     "kings and rulers", "the simile of the raft", "heavenly realms and gods", "contentment with robes and almsfood",
     "doubt about the teacher", "teaching the dhamma to others", "women and the order of nuns",

@@ -6,7 +6,6 @@ import hashlib
 
 from indexing.models import Chunk, SourceDocument, Unit
 
-
 # Kinds whose every unit (a Q&A pair, a table row) is a chunk of its own.
 _ONE_UNIT_PER_CHUNK = frozenset({"faq", "csv"})
 
@@ -43,7 +42,10 @@ def chunk_document(doc: SourceDocument, target_chars: int = 700, max_chars: int 
     breaking preferably where a paragraph starts, never inside a unit."""
     chunks: list[Chunk] = []
     offset = 0
-    groups = [[u] for u in doc.units] if doc.kind in _ONE_UNIT_PER_CHUNK else _groups(doc.units, target_chars, max_chars)
+    if doc.kind in _ONE_UNIT_PER_CHUNK:
+        groups = [[u] for u in doc.units]
+    else:
+        groups = _groups(doc.units, target_chars, max_chars)
     for index, group in enumerate(groups):
         text = "\n".join(u.text for u in group) if group[0].is_verse else " ".join(u.text for u in group)
         pali = "\n".join(u.pali for u in group if u.pali)

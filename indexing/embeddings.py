@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from indexing.errors import IndexingError

@@ -15,8 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tqdm import tqdm
 
@@ -176,7 +175,9 @@ def embed_texts(
             vectors[i] = vector
         if on_batch:
             on_batch(len(batch))
-    return vectors  # type: ignore[return-value]
+    if None in vectors:
+        raise IndexingError(f"the embedding model returned {vectors.count(None)} vectors too few")
+    return cast(list[list[float]], vectors)
 
 
 def _skip(indexes: Indexes, report: IngestReport, key: str, digest: str, reason: str) -> None:
@@ -245,7 +246,8 @@ def _write_group(group: list[_Pending], indexes: Indexes, model: BaseEmbedding, 
 
     stamp = now()
     indexes.docstore.replace_sources(
-        (str(p.path), p.docs, p.chunks, ManifestEntry(str(p.path), p.digest, "ok", "", [c.chunk_id for c in p.chunks], stamp))
+        (str(p.path), p.docs, p.chunks,
+         ManifestEntry(str(p.path), p.digest, "ok", "", [c.chunk_id for c in p.chunks], stamp))
         for p in group
     )
     report.docstore_seconds += time.perf_counter() - t2

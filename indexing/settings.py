@@ -42,7 +42,8 @@ class ScholarSettings(BaseSettings):
     )
 
     # --- stores -----------------------------------------------------------------------------
-    chroma_url: str | None = Field(default=None, description="http://host:port of a `chroma run` server; else embedded.")
+    chroma_url: str | None = Field(default=None,
+                                   description="http://host:port of a `chroma run` server; else embedded.")
     chroma_collection: str = "canon"
 
     # --- retrieval --------------------------------------------------------------------------

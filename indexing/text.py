@@ -13,7 +13,8 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
     """a an and are as at be been but by do does did for from had has have he her him his how i if in into is it its
     me my not of on or our she so than that the their them then there these they this those to was we were what when
-    where which who whom why will with would you your yes about does tell say says said discourse sutta buddha""".split()
+    where which who whom why will with would you your yes about does tell say says said discourse sutta
+    buddha""".split()
 )
 
 

@@ -8,7 +8,7 @@ bug in the caller: both raise rather than send a half-formatted prompt to the mo
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parent
@@ -22,7 +22,7 @@ class PromptError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def raw_prompt(name: str) -> str:
     path = _DIR / f"{name}.md"
     if not path.is_file():
@@ -32,10 +32,6 @@ def raw_prompt(name: str) -> str:
 
 def placeholders(name: str) -> set[str]:
     return set(_PLACEHOLDER.findall(raw_prompt(name)))
-
-
-def available_prompts() -> list[str]:
-    return sorted(p.stem for p in _DIR.glob("*.md"))
 
 
 def load_prompt(name: str, **values: object) -> str:

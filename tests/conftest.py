@@ -15,8 +15,24 @@ import pytest
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
+from indexing.chunking import chunk_document
+from indexing.models import SourceDocument, Unit
 from indexing.settings import ScholarSettings
+from indexing.stores.bm25_store import BM25Store
+from indexing.stores.docstore import DocStore
 from indexing.text import fold
+from tools.passages import Passage
+
+from corpus import write_mini_corpus
+
+
+def pytest_configure(config) -> None:
+    # `import chainlit` writes .chainlit/ and .files/ into its app root (the working directory by default): keep
+    # them out of the repository. `scholar chat` sets its own root for the child it starts.
+    import os
+    import tempfile
+
+    os.environ.setdefault("CHAINLIT_APP_ROOT", tempfile.mkdtemp(prefix="chainlit-root-"))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -104,142 +120,9 @@ def fake_embed() -> FakeEmbedding:
 # --------------------------------------------------------------------------------------------------------------
 # a tiny SuttaCentral tree
 # --------------------------------------------------------------------------------------------------------------
-_EN = "translation/en/sujato"
-_PLI = "root/pli/ms"
-
-
-def _prose(n: int, topic: str) -> str:
-    return (f"Passage {n} on {topic}: a mendicant meditates observing an aspect of {topic}, keen, aware, and mindful, "
-            f"rid of desire and aversion for the world, and this is said for the sake of sentence {n}.")
-
-
-def _mn10() -> tuple[dict[str, str], dict[str, str]]:
-    en = {"mn10:0.1": "Middle Discourses 10 ", "mn10:0.2": "Mindfulness Meditation "}
-    pli = {"mn10:0.1": "Majjhima Nikāya 10 ", "mn10:0.2": "Satipaṭṭhānasutta "}
-    en["mn10:1.1"] = "So I have heard. "
-    pli["mn10:1.1"] = "Evaṁ me sutaṁ—"
-    en["mn10:1.2"] = "At one time the Buddha was staying in the land of the Kurus, near Kammāsadamma. "
-    pli["mn10:1.2"] = "ekaṁ samayaṁ bhagavā kurūsu viharati kammāsadhammaṁ nāma kurūnaṁ nigamo. "
-    en["mn10:2.1"] = "The four kinds of mindfulness meditation (satipaṭṭhāna) are the path to convergence. "
-    pli["mn10:2.1"] = "Ekāyano ayaṁ, bhikkhave, maggo sattānaṁ visuddhiyā, yadidaṁ cattāro satipaṭṭhānā. "
-    for para, topic in ((3, "the body"), (4, "feelings"), (5, "the mind"), (6, "principles")):
-        for line in range(1, 6):
-            seg = f"mn10:{para}.{line}"
-            # an abbreviated (peyyāla) segment in the middle of the section on feelings
-            en[seg] = "" if (para, line) == (4, 3) else _prose(para * 10 + line, topic) + " "
-            pli[seg] = f"kāye kāyānupassī viharati ātāpī sampajāno satimā, vedanāsu, citte, dhammesu {para}.{line} "
-    return en, pli
-
-
-def _mn21() -> tuple[dict[str, str], dict[str, str]]:
-    en = {
-        "mn21:0.1": "Middle Discourses 21 ",
-        "mn21:0.2": "The Simile of the Saw ",
-        "mn21:1.1": "So I have heard. ",
-        "mn21:20.1": "Even if low-down bandits were to sever you limb from limb with a two-handled saw, anyone who "
-        "had a malevolent thought on that account would not be following my instructions. ",
-        "mn21:20.2": "Meditate spreading a heart full of love to that person, and to the whole world. ",
-    }
-    pli = {k: f"kakacūpamasutta pāḷi {k} " for k in en}
-    return en, pli
-
-
-def _sn56_11() -> tuple[dict[str, str], dict[str, str]]:
-    en = {
-        "sn56.11:0.1": "Linked Discourses 56.11 ",
-        "sn56.11:0.2": "2. The Chapter on Rolling Forth the Wheel of Dhamma ",
-        "sn56.11:0.3": "Rolling Forth the Wheel of Dhamma ",
-        "sn56.11:1.1": "At one time the Buddha was staying near Benares, in the deer park at Isipatana. ",
-        "sn56.11:5.1": "Now this is the noble truth of suffering: rebirth is suffering, old age is suffering. ",
-        "sn56.11:6.1": "This is the noble truth of the origin of suffering: it is the craving that leads to future lives. ",
-    }
-    pli = {k: f"dhammacakkappavattana {k} " for k in en}
-    return en, pli
-
-
-def _an1_1_10() -> tuple[dict[str, str], dict[str, str]]:
-    senses = ["sight", "sound", "smell", "taste", "touch", "sight", "sound", "smell", "taste", "touch"]
-    en = {"an1.1:0.1": "Numbered Discourses 1.1–10 ", "an1.1:0.2": "The Chapter on What Occupies the Mind "}
-    pli = {"an1.1:0.1": "Aṅguttara Nikāya 1 ", "an1.1:0.2": "1. Rūpādivagga "}
-    for n, sense in enumerate(senses, start=1):
-        who = "a man's" if n <= 5 else "a woman's"
-        en[f"an1.{n}:1.0"] = f"{n} "
-        en[f"an1.{n}:1.1"] = f"Mendicants, I do not see a single {sense} that occupies {who} mind like this {sense}. "
-        pli[f"an1.{n}:1.0"] = f"{n} "
-        pli[f"an1.{n}:1.1"] = f"Nāhaṁ, bhikkhave, aññaṁ ekarūpampi samanupassāmi {n}. "
-    return en, pli
-
-
-def _dhp1_4() -> tuple[dict[str, str], dict[str, str]]:
-    en = {"dhp1:0.1": "Minor Collection ", "dhp1:0.2": "Sayings of the Dhamma 1–4 ", "dhp1:0.3": "1. Pairs "}
-    pli = {"dhp1:0.1": "Khuddaka Nikāya ", "dhp1:0.2": "Dhammapada 1–4 ", "dhp1:0.3": "1. Yamakavagga "}
-    verses = {
-        1: ["Intention shapes experiences; ", "if with corrupt intent you speak or act, ", "suffering follows you. "],
-        2: ["Intention shapes experiences; ", "if with pure intent you speak or act, ", "happiness follows you. "],
-        3: ["They abused me, they hit me! ", "For those who bear such a grudge, ", "hatred is never laid to rest. "],
-        4: ["For never is hatred laid to rest by hate, ", "it's laid to rest by love: ", "an ancient teaching. "],
-    }
-    for n, lines in verses.items():
-        for i, line in enumerate(lines, start=1):
-            en[f"dhp{n}:{i}"] = line
-            pli[f"dhp{n}:{i}"] = f"manopubbaṅgamā dhammā {n}.{i} "
-    return en, pli
-
-
-MINI_FILES = {
-    "sutta/mn/mn10": _mn10,
-    "sutta/mn/mn21": _mn21,
-    "sutta/sn/sn56/sn56.11": _sn56_11,
-    "sutta/an/an1/an1.1-10": _an1_1_10,
-    "sutta/kn/dhp/dhp1-4": _dhp1_4,
-}
-
-_NAMES_EN = {
-    "mn": {"mn-name:3.mn10": "Mindfulness Meditation ", "mn-name:4.mn21": "The Simile of the Saw "},
-    "sn": {"sn-name:1.sn56": "Linked Discourses on the Truths ", "sn-name:2.sn56.11": "Rolling Forth the Wheel "},
-    "an": {"an-name:1.an1": "The Book of the Ones ", "an-name:3.an1.1-10": "What Occupies the Mind "},
-    "dhp": {"dhp-name:1.dhp1-4": "1. Pairs "},
-}
-_NAMES_PLI = {
-    "mn": {"mn-name:3.mn10": "Satipaṭṭhānasutta", "mn-name:4.mn21": "Kakacūpamasutta"},
-    "sn": {"sn-name:2.sn56.11": "Dhammacakkappavattanasutta"},
-    "an": {"an-name:3.an1.1-10": "Rūpādivagga"},
-    "dhp": {"dhp-name:1.dhp1-4": "Yamakavagga"},
-}
-_BLURBS = {"mn": {"mn-blurbs:mn10": "The four kinds of mindfulness meditation, taught in detail."}}
-
-
-def _dump(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-
-
-def write_mini_corpus(root: Path) -> Path:
-    """Write the tiny tree under root/suttacentral and return that folder."""
-    tree = root / "suttacentral"
-    for rel, build in MINI_FILES.items():
-        en, pli = build()
-        _dump(tree / _EN / f"{rel}_translation-en-sujato.json", en)
-        _dump(tree / _PLI / f"{rel}_root-pli-ms.json", pli)
-    for book, names in _NAMES_EN.items():
-        _dump(tree / _EN / "name" / "sutta" / f"{book}-name_translation-en-sujato.json", names)
-    for book, names in _NAMES_PLI.items():
-        _dump(tree / "root" / "misc" / "site" / "name" / "sutta" / f"{book}-name_root-misc-site.json", names)
-    for book, blurbs in _BLURBS.items():
-        _dump(tree / "root" / "en" / "blurb" / f"{book}-blurbs_root-en.json", blurbs)
-    _dump(tree / _EN / "_publication.json", {"license": "CC0"})
-    return tree
-
-
-def translation_file(tree: Path, rel: str) -> Path:
-    """The English file of MINI_FILES key `rel`, e.g. translation_file(tree, "sutta/mn/mn10")."""
-    return tree / _EN / f"{rel}_translation-en-sujato.json"
-
-
 @pytest.fixture
 def mini_corpus(tmp_path: Path) -> Path:
-    """A SuttaCentral-shaped tree (English + Pali + names + a blurb): MN 10 (with an empty segment), MN 21, SN 56.11,
-    the range file an1.1-10 and the Dhammapada chapter file dhp1-4. Returns the tree's root folder."""
+    """The mini corpus of tests/corpus.py; returns the tree's root folder."""
     return write_mini_corpus(tmp_path / "corpus")
 
 
@@ -270,3 +153,54 @@ def index_state():
             indexes.docstore.close()
 
     return state
+
+
+# --------------------------------------------------------------------------------------------------------------
+# a hand-made docstore for the claim verifier
+# --------------------------------------------------------------------------------------------------------------
+SUTTAS = {
+    "mn201": ("The Simile of the River", [
+        ("1.1", "So I have heard."),
+        ("1.2", "At one time the Buddha was staying near Ayojjhā on the bank of the Ganges river."),
+        ("2.1", "There the Buddha addressed the mendicants: “A mendicant committed to the higher mind should focus "
+                "on five subjects from time to time.”"),
+        ("2.2", "Then Venerable Sāriputta explained the four noble truths to the mendicants in detail."),
+        ("3.1", "Purity and impurity are personal matters; no one can purify another."),
+        ("3.2", "Suppose there was a lotus that sprouted and grew in the water, but rose up above it, unsoiled."),
+        ("3.3", "In the same way, the Realized One was born and grew up in the world but lives unsoiled by it."),
+    ]),
+    "mn202": ("The Longer Discourse with Saccaka", [
+        ("1.1", "At one time the Buddha was staying near Vesālī, at the Great Wood."),
+        ("2.1", "Because I ate so little, when I tried to rub the skin of my belly, I grabbed my backbone; the skin "
+                "of my belly stuck to my backbone."),
+        ("2.2", "Whatever a mendicant frequently thinks about and considers becomes their heart’s inclination."),
+        ("3.1", "Then Venerable Moggallāna went to the Eastern Monastery and stayed there for seven days."),
+    ]),
+}
+
+
+def _doc(uid: str, title: str, segs: list[tuple[str, str]]) -> SourceDocument:
+    sutta_id = f"MN {uid[2:]}"
+    units = [Unit(text=text, ref=f"{uid}:{local}") for local, text in segs]
+    return SourceDocument(doc_id=uid, title=title, source_path=f"/mem/{uid}.json", kind="sutta", units=units,
+                          sutta_id=sutta_id, collection="MN", book="MN")
+
+
+@pytest.fixture
+def stores(tmp_path: Path):
+    """A docstore and BM25 index of two hand-made suttas (SUTTAS), for the claim verifier."""
+    store = DocStore(tmp_path / "docstore.sqlite")
+    items = []
+    for uid, (title, segs) in SUTTAS.items():
+        doc = _doc(uid, title, segs)
+        chunks = chunk_document(doc, target_chars=120, max_chars=200)
+        store.replace_sources([(doc.source_path, [doc], chunks, None)])
+        items += [(c.chunk_id, c.embedding_text()) for c in chunks]
+    bm25 = BM25Store(tmp_path / "bm25")
+    bm25.build(items)
+    yield store, bm25
+    store.close()
+
+
+def passages_of(store: DocStore, *uids: str) -> list[Passage]:
+    return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]

@@ -2,7 +2,8 @@
 
 /api/tags lists `models`; /api/chat answers streaming (NDJSON, one word per line, then a `done` line) or not;
 an unknown model gets Ollama's 404 `{"error": "model ... not found"}`. `fail_next` makes the next N chat calls
-answer 503, `reset_next` makes them reset the connection (TCP RST) after reading the request, `hang` makes every request wait (accepting the connection, never answering) until shutdown.
+answer 503, `reset_next` makes them reset the connection (TCP RST) after reading the request, `hang` makes every
+request wait (accepting the connection, never answering) until shutdown.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class FakeOllama:
     def chat_requests(self) -> list[dict]:
         return [body for _, path, body in self.requests if path == "/api/chat"]
 
-    def __enter__(self) -> "FakeOllama":
+    def __enter__(self) -> FakeOllama:
         self._thread.start()
         return self
 

@@ -2,8 +2,9 @@
 
 import pytest
 
-from chat.scholar import AnswerFilter
-from scholar_helpers import scholar_for  # noqa: I001
+from chat.pipeline.reply import AnswerFilter
+
+from scholar_helpers import scholar_for
 
 ANSWER = ("Thought: I can answer from the passages.\nAnswer: The Buddha says \"all is burning\": the eye is burning, "
           "sights are burning [SN 35.28:1.3–2.1]. They burn with the fires of greed, hate and delusion "
@@ -44,7 +45,8 @@ async def test_one_step_answer_from_the_planned_lookup(base):
 
 
 async def test_model_selects_a_tool_and_gets_its_observation(base):
-    call = 'Thought: I need the text after this.\nAction: expand_context\nAction Input: {"ref": "SN 35.28:1.4", "after": 1}'
+    call = ('Thought: I need the text after this.\nAction: expand_context\n'
+            'Action Input: {"ref": "SN 35.28:1.4", "after": 1}')
     scholar, llm = scholar_for(base, [call, ANSWER, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert [t.tool for t in answer.trace] == ["lookup_sutta", "expand_context"]
@@ -91,6 +93,30 @@ async def test_step_limit_ends_in_a_best_answer_not_an_exception(base):
     assert answer.status == "answered"
     assert "step limit (3)" in answer.error
     assert answer.citations and answer.citations[0].sutta_id == "SN 35.28"
+
+
+async def test_every_tool_step_reaches_the_stream_in_order_before_the_tokens_it_led_to(base):
+    call = 'Thought: I need the text after this.\nAction: expand_context\nAction Input: {"ref": "SN 35.28:1.4"}'
+    scholar, _ = scholar_for(base, [call, ANSWER, FOLLOW])
+    events = [ev async for ev in scholar.astream("What does the Fire Sermon say is burning?")]
+    kinds = [(ev.kind, getattr(ev, "phase", None), getattr(ev, "step_id", None)) for ev in events]
+    steps = [k for k in kinds if k[0] == "step"]
+    assert steps == [("step", "start", "0-lookup_sutta"), ("step", "end", "0-lookup_sutta"),
+                     ("step", "start", "1-expand_context"), ("step", "end", "1-expand_context")]
+    assert kinds.index(steps[-1]) < kinds.index(("token", None, None))  # the answer came after the last tool
+    assert kinds[-1][0] == "final" and [k[0] for k in kinds].count("final") == 1
+
+
+async def test_a_reader_who_leaves_stops_the_turn(base):
+    from chat.pipeline.memory import SessionMemory
+
+    scholar, llm = scholar_for(base, [ANSWER, FOLLOW])
+    stream = scholar.astream("What does the Fire Sermon say is burning?", session_id="left-early")
+    first = await anext(stream)
+    assert first.kind == "step"
+    await stream.aclose()
+    assert llm.prompts == []  # the model was never asked
+    assert await SessionMemory(scholar.settings.resolved_memory_db, "left-early").messages() == []
 
 
 async def test_dead_model_gives_a_failed_answer_with_the_passages(base):
@@ -153,7 +179,7 @@ async def test_follow_ups_are_asked_after_the_turns_own_prompt_so_the_cache_is_r
 
 
 def test_output_budget_is_raised_for_notes_and_lowered_for_follow_ups():
-    from chat.agent import with_max_tokens
+    from chat.pipeline.agent import with_max_tokens
     from chat.providers.scripted import ScriptedLLM
 
     llm = ScriptedLLM([], max_tokens=512)
@@ -163,7 +189,8 @@ def test_output_budget_is_raised_for_notes_and_lowered_for_follow_ups():
 
 
 async def test_a_retrieved_sutta_named_in_prose_gets_cited(base):
-    reply = "Thought: I can answer.\nAnswer: This is taught in SN 35.28, the discourse called Burning, given at Gayā Head."
+    reply = ("Thought: I can answer.\nAnswer: This is taught in SN 35.28, the discourse called Burning, given at "
+             "Gayā Head.")
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
@@ -202,12 +229,13 @@ async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
 
 
 def test_lookup_with_a_query_finds_the_passage_that_has_the_question_in_order(base):
-    from helpers_tools import open_library
     from tools.function_tools import CanonTools
     from tools.turn import TurnRecorder
 
+    from helpers_tools import open_library
+
     canon = CanonTools(open_library(base), TurnRecorder())
-    shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering")
+    shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering").text
     refs = [line.split("]")[0][1:] for line in shown.splitlines() if line.startswith("[")]
     assert len(refs) == canon.budget.lookup_passages  # the named sutta gets its full share
     assert "18.1" in refs[0], refs  # first: word order decides among chunks that all share the words

@@ -9,13 +9,17 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from chat.answer import Answer, Citation, FinalEvent, StepEvent, TokenEvent, TraceStep
-from chat.api import create_app, mount_api
+from chat.api.routes import create_app, mount_api
 from chat.errors import LLMUnavailableError
-from conftest import FakeEmbedding, write_mini_corpus
+from chat.pipeline.answer import Answer, Citation, TokenEvent, TraceStep
+from chat.runtime import Runtime
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
+
+from conftest import FakeEmbedding
+from corpus import write_mini_corpus
+from scholar_helpers import FakeScholar
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +44,8 @@ def settings(api_index, monkeypatch) -> ScholarSettings:
         if name.startswith("SCHOLAR_"):
             monkeypatch.delenv(name)
     index_dir, tree = api_index
-    return ScholarSettings(_env_file=None, index_dir=index_dir, corpus_paths=[tree], api_query_rate=100, api_search_rate=100)
+    return ScholarSettings(_env_file=None, index_dir=index_dir, corpus_paths=[tree], api_query_rate=100,
+                           api_search_rate=100)
 
 
 @pytest.fixture()
@@ -54,44 +59,28 @@ def _forget_libraries():
     Library.forget()
 
 
-class FakeScholar:
-    """Streams two tokens, one tool step and a final answer; records what it was asked."""
+SAW = "Even if bandits sever you limb from limb [MN 21:20.1]."
 
-    def __init__(self, status="answered"):
-        self.calls: list[dict] = []
-        self.status = status
 
-    def _answer(self, question, session_id, mode) -> Answer:
-        return Answer(
-            answer="Even if bandits sever you limb from limb [MN 21:20.1].",
-            citations=[Citation(ref="MN 21:20.1", sutta_id="MN 21", title="The Simile of the Saw", excerpt="bandits")],
-            follow_ups=["What is the simile of the saw about?"], status=self.status, confidence=0.8,
-            timings={"total": 0.1}, trace=[TraceStep(tool="search_passages", input={"query": question})],
-            search_types_used=["bm25", "dense"], session_id=session_id, mode="notes" if mode == "notes" else "qa",
-        )
-
-    async def astream(self, question, *, session_id=None, mode="auto"):
-        self.calls.append({"question": question, "session_id": session_id, "mode": mode})
-        step = TraceStep(tool="search_passages", input={"query": question}, output_summary="3 passages")
-        yield StepEvent(phase="start", step_id="s1", step=step)
-        yield StepEvent(phase="end", step_id="s1", step=step)
-        yield TokenEvent(text="Even if ")
-        yield TokenEvent(text="bandits…")
-        yield FinalEvent(answer=self._answer(question, session_id, mode))
-
-    async def aask(self, question, *, session_id=None, mode="auto"):
-        self.calls.append({"question": question, "session_id": session_id, "mode": mode})
-        return self._answer(question, session_id, mode)
+def saw_answer(**fields) -> Answer:
+    base = dict(
+        answer=SAW,
+        citations=[Citation(ref="MN 21:20.1", sutta_id="MN 21", title="The Simile of the Saw", excerpt="bandits")],
+        follow_ups=["What is the simile of the saw about?"], confidence=0.8, timings={"total": 0.1},
+        trace=[TraceStep(tool="search_passages", input={"query": "simile of the saw"}, output_summary="3 passages")],
+        search_types_used=["bm25", "dense"],
+    )
+    return Answer(**{**base, **fields})
 
 
 @pytest.fixture()
 def scholar() -> FakeScholar:
-    return FakeScholar()
+    return FakeScholar(saw_answer())
 
 
 @pytest.fixture()
 def client(settings, library, scholar):
-    return TestClient(create_app(settings, library=library, scholar=scholar))
+    return TestClient(create_app(Runtime(settings, library=library, scholar=scholar)))
 
 
 def _sse(text: str) -> list[tuple[str, dict]]:
@@ -117,7 +106,8 @@ def test_query_returns_the_structured_answer(client, scholar):
                 "search_types_used", "timestamp"):
         assert key in body
     assert body["citations"][0]["ref"] == "MN 21:20.1"
-    assert scholar.calls == [{"question": "What does the simile of the saw teach?", "session_id": "s-1", "mode": "notes"}]
+    assert scholar.calls == [{"question": "What does the simile of the saw teach?", "session_id": "s-1",
+                              "mode": "notes"}]
 
 
 def test_query_without_mode_lets_the_scholar_choose(client, scholar):
@@ -132,8 +122,8 @@ def test_query_streams_tokens_steps_then_final(client):
         assert r.headers["content-type"].startswith("text/event-stream")
         events = _sse(r.read().decode())
     kinds = [k for k, _ in events]
-    assert kinds == ["step", "step", "token", "token", "final"]
-    assert "".join(d["text"] for k, d in events if k == "token") == "Even if bandits…"
+    assert kinds[:2] == ["step", "step"] and set(kinds[2:-1]) == {"token"} and kinds[-1] == "final"
+    assert "".join(d["text"] for k, d in events if k == "token") == SAW
     assert events[0][1]["phase"] == "start" and events[0][1]["step"]["tool"] == "search_passages"
     assert events[-1][1]["status"] == "answered" and events[-1][1]["citations"][0]["sutta_id"] == "MN 21"
 
@@ -149,7 +139,7 @@ def test_failing_llm_degrades_to_failed_with_passages(settings, library):
         built.append(1)
         _no_llm(s)
 
-    app = create_app(settings, library=library, llm_factory=factory)
+    app = create_app(Runtime(settings, library=library, llm_factory=factory))
     client = TestClient(app)
     assert built == []  # not at startup
     body = client.post("/api/query", json={"query": "bandits sever limb with a two-handled saw"}).json()
@@ -162,7 +152,7 @@ def test_failing_llm_degrades_to_failed_with_passages(settings, library):
 
 
 def test_failing_llm_streams_a_failed_final_event(settings, library):
-    client = TestClient(create_app(settings, library=library, llm_factory=_no_llm))
+    client = TestClient(create_app(Runtime(settings, library=library, llm_factory=_no_llm)))
     r = client.post("/api/query", json={"query": "noble truth of suffering"}, headers={"Accept": "text/event-stream"})
     events = _sse(r.text)
     assert events[-1][0] == "final" and events[-1][1]["status"] == "failed"
@@ -170,25 +160,25 @@ def test_failing_llm_streams_a_failed_final_event(settings, library):
     assert [k for k, _ in events].count("final") == 1
 
 
-def test_llm_is_built_once_on_first_query_not_for_search(settings, library, monkeypatch):
-    import chat.api_services as api_services
+def test_llm_is_built_once_on_first_query_not_for_search(settings, library):
+    from chat.providers.rule_based import rule_based_reply
+    from chat.providers.scripted import ScriptedLLM
 
-    built = []
-    made = []
+    built: list[ScriptedLLM] = []
 
-    class StubScholar(FakeScholar):
-        def __init__(self, settings_, library_, llm):
-            super().__init__()
-            made.append(llm)
+    def factory(s):
+        built.append(ScriptedLLM(rule_based_reply))
+        return built[-1]
 
-    monkeypatch.setattr(api_services, "_scholar_class", lambda: StubScholar)
-    client = TestClient(create_app(settings, library=library, llm_factory=lambda s: built.append("llm") or "llm"))
+    runtime = Runtime(settings, library=library, llm_factory=factory)
+    client = TestClient(create_app(runtime))
     assert client.post("/api/search", json={"query": "bandits"}).status_code == 200
     assert built == []
     assert client.get("/api/health").json()["llm"]["loaded"] is False
     for _ in range(2):
-        assert client.post("/api/query", json={"query": "bandits"}).json()["status"] == "answered"
-    assert built == ["llm"] and made == ["llm"]
+        body = client.post("/api/query", json={"query": "What does the Buddha say about bandits and a saw?"}).json()
+        assert body["status"] == "answered", body
+    assert len(built) == 1 and runtime.scholar().llm is built[0]
     assert client.get("/api/health").json()["llm"]["loaded"] is True
 
 
@@ -214,7 +204,7 @@ def test_query_validation_is_a_clear_422(client, scholar, payload, fragment):
 
 def test_query_limit_follows_settings(settings, library, scholar):
     settings.api_max_query_chars = 10
-    client = TestClient(create_app(settings, library=library, scholar=scholar))
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=scholar)))
     assert client.post("/api/query", json={"query": "x" * 10}).status_code == 200
     assert "limit is 10" in client.post("/api/query", json={"query": "x" * 11}).json()["detail"]
 
@@ -232,7 +222,8 @@ def test_truncated_json_is_400(client):
 
 
 def test_huge_body_is_refused(client):
-    r = client.post("/api/query", content=json.dumps({"query": "x" * 200_000}), headers={"Content-Type": "application/json"})
+    r = client.post("/api/query", content=json.dumps({"query": "x" * 200_000}),
+                    headers={"Content-Type": "application/json"})
     assert r.status_code == 413
 
 
@@ -270,15 +261,17 @@ def test_search_dense_mode(client):
 
 @pytest.mark.parametrize("collection, expected", [("KN", "Dhp"), ("dhp", "Dhp"), ("mn", "MN ")])
 def test_search_collection_filter(client, collection, expected):
-    body = client.post("/api/search", json={"query": "hatred is laid to rest by love, mind", "collection": collection, "k": 5}).json()
+    query = {"query": "hatred is laid to rest by love, mind", "collection": collection, "k": 5}
+    body = client.post("/api/search", json=query).json()
     assert body["passages"]
     assert all(p["sutta_id"].startswith(expected) for p in body["passages"])
 
 
 def test_search_with_dense_down_degrades_to_bm25(settings):
     library = Library.open(settings, dense=False)
-    client = TestClient(create_app(settings, library=library))
-    body = client.post("/api/search", json={"query": "bandits sever limb with a two-handled saw", "mode": "hybrid"}).json()
+    client = TestClient(create_app(Runtime(settings, library=library)))
+    query = {"query": "bandits sever limb with a two-handled saw", "mode": "hybrid"}
+    body = client.post("/api/search", json=query).json()
     assert body["search_types_used"] == ["bm25"]
     assert "BM25 only" in body["degraded"]
     assert body["passages"][0]["sutta_id"] == "MN 21"
@@ -371,7 +364,7 @@ def test_health_reports_index_and_providers(client):
 
 
 def test_health_without_an_index_is_503(tmp_path):
-    client = TestClient(create_app(ScholarSettings(index_dir=tmp_path / "none")))
+    client = TestClient(create_app(Runtime(ScholarSettings(index_dir=tmp_path / "none"))))
     r = client.get("/api/health")
     assert r.status_code == 503
     assert r.json()["status"] == "unavailable" and "scholar ingest" in r.json()["index"]["error"]
@@ -394,7 +387,7 @@ def test_openapi_and_docs(client):
 
 def test_search_rate_limit_429_with_retry_after(settings, library):
     settings.api_search_rate = 3
-    client = TestClient(create_app(settings, library=library))
+    client = TestClient(create_app(Runtime(settings, library=library)))
     codes = [client.post("/api/search", json={"query": "saw"}).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
     r = client.post("/api/search", json={"query": "saw"})
@@ -406,7 +399,7 @@ def test_search_rate_limit_429_with_retry_after(settings, library):
 def test_query_rate_limit_is_separate(settings, library, scholar):
     settings.api_query_rate = 2
     settings.api_search_rate = 5
-    client = TestClient(create_app(settings, library=library, scholar=scholar))
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=scholar)))
     assert [client.post("/api/query", json={"query": "saw"}).status_code for _ in range(3)] == [200, 200, 429]
     assert client.post("/api/search", json={"query": "saw"}).status_code == 200
     assert len(scholar.calls) == 2
@@ -415,7 +408,7 @@ def test_query_rate_limit_is_separate(settings, library, scholar):
 def test_rate_limit_counts_each_api_key_separately(settings, library):
     settings.api_keys = ["alpha", "beta"]
     settings.api_search_rate = 1
-    client = TestClient(create_app(settings, library=library))
+    client = TestClient(create_app(Runtime(settings, library=library)))
     assert client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": "alpha"}).status_code == 200
     assert client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": "alpha"}).status_code == 429
     assert client.post("/api/search", json={"query": "saw"}, headers={"X-API-Key": "beta"}).status_code == 200
@@ -423,7 +416,7 @@ def test_rate_limit_counts_each_api_key_separately(settings, library):
 
 def test_api_key_auth(settings, library, scholar):
     settings.api_keys = ["s3cret"]
-    client = TestClient(create_app(settings, library=library, scholar=scholar))
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=scholar)))
     for headers in ({}, {"X-API-Key": "wrong"}):
         assert client.post("/api/search", json={"query": "saw"}, headers=headers).status_code == 401
         assert client.post("/api/query", json={"query": "saw"}, headers=headers).status_code == 401
@@ -450,8 +443,8 @@ def test_mount_api_wins_over_a_catch_all_ui_route(settings, library, scholar):
     async def ui(full_path: str):
         return {"ui": full_path}
 
-    mount_api(host, settings, library=library, scholar=FakeScholar())
-    mount_api(host, settings, library=library, scholar=scholar)  # a reload mounts again: replaced, not stacked
+    mount_api(host, Runtime(settings, library=library, scholar=FakeScholar(saw_answer())))
+    mount_api(host, Runtime(settings, library=library, scholar=scholar))  # a reload mounts again: replaced, not stacked
     assert sum(getattr(r, "name", None) == "scholar-api" for r in host.router.routes) == 1
     client = TestClient(host)
     assert client.get("/some/page").json() == {"ui": "some/page"}
@@ -474,8 +467,9 @@ class BrokenScholar(FakeScholar):
 
 
 def test_a_scholar_failing_mid_stream_still_ends_with_one_failed_final(settings, library):
-    client = TestClient(create_app(settings, library=library, scholar=BrokenScholar()))
-    events = _sse(client.post("/api/query", json={"query": "bandits saw"}, headers={"Accept": "text/event-stream"}).text)
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=BrokenScholar(saw_answer()))))
+    streamed = client.post("/api/query", json={"query": "bandits saw"}, headers={"Accept": "text/event-stream"})
+    events = _sse(streamed.text)
     assert [k for k, _ in events] == ["token", "final"]
     assert events[-1][1]["status"] == "failed" and "mid-answer" in events[-1][1]["error"]
     assert events[-1][1]["citations"]
@@ -492,8 +486,9 @@ def test_real_scholar_with_a_failing_llm_returns_failed_with_passages(settings, 
     def factory(s):
         return ScriptedLLM(refuse)
 
-    client = TestClient(create_app(settings, library=library, llm_factory=factory))
-    body = client.post("/api/query", json={"query": "What happens if bandits sever you limb from limb with a saw?"}).json()
+    client = TestClient(create_app(Runtime(settings, library=library, llm_factory=factory)))
+    question = "What happens if bandits sever you limb from limb with a saw?"
+    body = client.post("/api/query", json={"query": question}).json()
     assert body["status"] == "failed", body
     assert body["citations"] and any(c["sutta_id"] == "MN 21" for c in body["citations"])
     assert body["error"]
@@ -514,20 +509,20 @@ class SlowScholar(FakeScholar):
 
 
 def test_a_silent_stream_gets_keepalive_comments(settings, library, monkeypatch):
-    import chat.api as api
+    from chat.api import sse
 
-    monkeypatch.setattr(api, "SSE_PING_S", 0.05)
-    client = TestClient(create_app(settings, library=library, scholar=SlowScholar()))
+    monkeypatch.setattr(sse, "PING_S", 0.05)
+    client = TestClient(create_app(Runtime(settings, library=library, scholar=SlowScholar(saw_answer()))))
     text = client.post("/api/query", json={"query": "saw"}, headers={"Accept": "text/event-stream"}).text
     assert text.startswith(": ping")
-    assert [k for k, _ in _sse(text)] == ["step", "step", "token", "token", "final"]
+    assert [k for k, _ in _sse(text)][-1] == "final"
 
 
 def test_health_probe_says_what_a_query_would_get_without_building_it(settings, library, tmp_path):
     settings.ollama_host = "http://127.0.0.1:9"  # nothing listens on the discard port
     settings.model_dir = tmp_path / "no-models"
     built = []
-    client = TestClient(create_app(settings, library=library, llm_factory=lambda s: built.append(1)))
+    client = TestClient(create_app(Runtime(settings, library=library, llm_factory=lambda s: built.append(1))))
     llm = client.get("/api/health?probe=true").json()["llm"]
     assert llm["loaded"] is False and built == []
     assert llm["probe"]["ollama"]["reachable"] is False and llm["probe"]["embedded_installed"] is False
@@ -536,7 +531,7 @@ def test_health_probe_says_what_a_query_would_get_without_building_it(settings, 
 
 def test_default_llm_factory_with_the_scripted_provider_answers_end_to_end(settings, library):
     settings.llm_provider = "scripted"
-    client = TestClient(create_app(settings, library=library))
+    client = TestClient(create_app(Runtime(settings, library=library)))
     r = client.post("/api/query", json={"query": "What did the Buddha say about bandits and a two-handled saw?"},
                     headers={"Accept": "text/event-stream"})
     events = _sse(r.text)

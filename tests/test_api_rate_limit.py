@@ -1,4 +1,4 @@
-from chat.rate_limit import SlidingWindowLimiter, retry_after_header
+from chat.api.security import SlidingWindowLimiter, retry_after_header
 
 
 class Clock:

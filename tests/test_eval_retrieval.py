@@ -5,8 +5,9 @@ import pytest
 
 from chat.evals import retrieval
 from chat.evals.retrieval import ranked_suttas, score_question
-from helpers_tools import open_library
 from tools.passages import Passage
+
+from helpers_tools import open_library
 
 
 def test_scoring_is_by_sutta_with_also_relevant_and_also_in():
@@ -49,6 +50,7 @@ def test_run_writes_the_report(tmp_path_factory, tmp_path, capsys):
     assert "hybrid+rerank" in table and "by_content" in table
 
     single = tmp_path / "single.json"
-    assert retrieval.run(Namespace(questions=questions, mode="bm25", k=5, json_out=single), lib.settings, library=lib) == 0
+    args = Namespace(questions=questions, mode="bm25", k=5, json_out=single)
+    assert retrieval.run(args, lib.settings, library=lib) == 0
     data = json.loads(single.read_text())
     assert data["mode"] == "bm25" and "modes" not in data and "hit@1" in data["by_kind"]["by_content"]

@@ -86,5 +86,6 @@ def test_a_reader_crash_is_recorded_not_raised(settings, mini_corpus, fake_embed
 
     monkeypatch.setattr(suttacentral, "parse_file", crashing)
     report = ingest(settings, [mini_corpus], embed_model=fake_embed, progress=False)
-    assert [(p.rsplit("/", 1)[-1], r) for p, r in report.skipped] == [("mn21_translation-en-sujato.json", "KeyError: 'boom'")]
+    skipped = [(p.rsplit("/", 1)[-1], r) for p, r in report.skipped]
+    assert skipped == [("mn21_translation-en-sujato.json", "KeyError: 'boom'")]
     assert report.files_ingested == 4

@@ -8,7 +8,8 @@ import pytest
 
 from indexing.pipeline import Indexes, ingest
 from indexing.stores.chroma_store import ChromaStore
-from local_server import free_port, running  # noqa: I001 - pytest puts tests/ on sys.path
+
+from local_server import free_port, running
 
 CHROMA = shutil.which("chroma") or str(Path(sys.executable).with_name("chroma"))
 

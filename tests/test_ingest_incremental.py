@@ -1,15 +1,16 @@
 import json
 
-from conftest import translation_file
-
 from indexing.pipeline import Indexes, ingest
+
+from corpus import translation_file
 
 
 def _ingest(settings, corpus, embed):
     return ingest(settings, [corpus], embed_model=embed, progress=False)
 
 
-def test_second_run_on_unchanged_corpus_embeds_nothing_and_changes_nothing(settings, mini_corpus, fake_embed, index_state):
+def test_second_run_on_unchanged_corpus_embeds_nothing_and_changes_nothing(settings, mini_corpus, fake_embed,
+                                                                            index_state):
     first = _ingest(settings, mini_corpus, fake_embed)
     assert first.files_ingested == 5 and first.chunks_written == fake_embed.texts_embedded > 0
     before = index_state(settings)
@@ -30,7 +31,8 @@ def test_changed_file_replaces_its_chunks_everywhere(settings, mini_corpus, fake
     before = index_state(settings)
     mn10 = translation_file(mini_corpus, "sutta/mn/mn10")
     old_mn10 = {cid for cid, c in before["chunks"].items() if c["doc_id"] == "mn10"}
-    edited = next(cid for cid in old_mn10 if before["chunks"][cid]["segment_start"] <= "mn10:5.2" <= before["chunks"][cid]["segment_end"])
+    chunks = before["chunks"]
+    edited = next(cid for cid in old_mn10 if chunks[cid]["segment_start"] <= "mn10:5.2" <= chunks[cid]["segment_end"])
 
     data = json.loads(mn10.read_text())
     data["mn10:5.2"] = "A completely rewritten sentence about the impermanence of the mind. "

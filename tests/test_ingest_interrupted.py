@@ -4,10 +4,12 @@ missing, in all three stores. The kill is simulated in-process by raising at the
 import json
 
 import pytest
-from conftest import FakeEmbedding, SimulatedKill, translation_file
 
 from indexing import pipeline
 from indexing.stores.docstore import DocStore
+
+from conftest import FakeEmbedding, SimulatedKill
+from corpus import translation_file
 
 
 @pytest.fixture

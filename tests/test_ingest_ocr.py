@@ -52,7 +52,8 @@ def test_scanned_pdf_is_ocred_cached_and_the_cache_reused(tmp_path, settings, fa
         raise AssertionError("OCR ran although a cached copy exists")
 
     monkeypatch.setattr(pdf, "_run_ocr", no_ocr)
-    fresh = settings.model_copy(update={"index_dir": tmp_path / "other-index", "ocr_cache_dir": settings.resolved_ocr_cache})
+    fresh = settings.model_copy(update={"index_dir": tmp_path / "other-index",
+                                        "ocr_cache_dir": settings.resolved_ocr_cache})
     again = ingest(fresh, [scans], embed_model=fake_embed, progress=False)
     assert again.skipped == [] and again.files_ingested == 1
     assert "breathing" in " ".join(c.text.lower() for c in Indexes(fresh).docstore.iter_chunks())

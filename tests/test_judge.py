@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from tests_verifier_fixtures import SUTTAS, stores  # noqa: F401 - the fixture is used by name
+from tools.evidence import EvidenceIndex
 from tools.judge import LikelihoodJudge
 from tools.verifier import ClaimVerifier
-from tools.passages import Passage
+
+from conftest import passages_of
 
 
 class WordScorer:
@@ -64,20 +65,16 @@ def test_names_the_cited_text_uses_elsewhere_are_not_new():
     assert judged.supported and not judged.scored
 
 
-def _verifier(store, bm25, scorer):
-    return ClaimVerifier(store, bm25, llm=scorer, mode="judge")
-
-
-def _passages(store, *uids):
-    return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]
+def _verifier(store, bm25, scorer=None):
+    return ClaimVerifier(EvidenceIndex(store, bm25), llm=scorer, mode="judge" if scorer else "local")
 
 
 def test_verifier_in_judge_mode_catches_what_shares_words_with_its_passage(stores):
     store, bm25 = stores
     claim = "Purity and impurity are personal matters; no teacher can purify another [MN 201:3.1]."
-    local = ClaimVerifier(store, bm25).verify(claim, _passages(store, "mn201")).verdicts[0]
+    local = _verifier(store, bm25).verify(claim, passages_of(store, "mn201")).verdicts[0]
     judged = _verifier(store, bm25, WordScorer(priors={"teacher"})).verify(
-        claim, _passages(store, "mn201")).verdicts[0]
+        claim, passages_of(store, "mn201")).verdicts[0]
     assert local.verdict == "supported"  # the lexical checks alone let it through
     assert judged.judge == "judge"
     assert judged.verdict == "unsupported", judged.reason
@@ -89,29 +86,29 @@ def test_verifier_without_a_scoring_model_falls_back_to_local_checks(stores):
     class ChatOnly:  # an LLM that cannot score tokens (Ollama)
         pass
 
-    report = ClaimVerifier(store, bm25, llm=ChatOnly(), mode="judge").verify(
-        "Purity and impurity are personal matters [MN 201:3.1].", _passages(store, "mn201"))
+    report = ClaimVerifier(EvidenceIndex(store, bm25), llm=ChatOnly(), mode="judge").verify(
+        "Purity and impurity are personal matters [MN 201:3.1].", passages_of(store, "mn201"))
     assert report.mode == "local" and report.verdicts[0].verdict == "supported"
 
 
 def test_a_person_the_cited_text_never_names_is_unsupported(stores):
     store, bm25 = stores
-    v = ClaimVerifier(store, bm25).verify(
+    v = _verifier(store, bm25).verify(
         "At Ayojjhā on the bank of the Ganges, the Buddha addressed Ānanda [MN 201:1.2].",
-        _passages(store, "mn201")).verdicts[0]
+        passages_of(store, "mn201")).verdicts[0]
     assert v.verdict == "unsupported" and "Ānanda" in v.reason
 
 
 def test_a_number_the_cited_text_never_uses_is_unsupported(stores):
     store, bm25 = stores
-    v = ClaimVerifier(store, bm25).verify(
+    v = _verifier(store, bm25).verify(
         "Moggallāna went to the Eastern Monastery and stayed there for nine days [MN 202:3.1].",
-        _passages(store, "mn202")).verdicts[0]
+        passages_of(store, "mn202")).verdicts[0]
     assert v.verdict == "unsupported", v.reason
 
 
 def test_never_inside_a_faithful_quotation_is_not_a_negation(stores):
     store, bm25 = stores
-    v = ClaimVerifier(store, bm25).verify(
-        "The text says that “no one can purify another” [MN 201:3.1].", _passages(store, "mn201")).verdicts[0]
+    v = _verifier(store, bm25).verify(
+        "The text says that “no one can purify another” [MN 201:3.1].", passages_of(store, "mn201")).verdicts[0]
     assert v.verdict == "supported", v.reason

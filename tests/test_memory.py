@@ -2,8 +2,9 @@
 
 import pytest
 
-from chat.memory import SessionMemory
-from scholar_helpers import scholar_for  # noqa: I001
+from chat.pipeline.memory import SessionMemory
+
+from scholar_helpers import scholar_for
 
 FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4].")
 NEXT = ("Thought: I can answer.\nAnswer: Next it says they burn with the fires of greed, hate and delusion "

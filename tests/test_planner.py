@@ -1,36 +1,72 @@
-from chat.planner import PreviousTurn, choose_mode, collection_hint, make_plan
+"""The plan made from the question's analysis (over the tiny tools index) and the previous turn."""
+
+import pytest
+
+from chat.pipeline.planner import PreviousTurn, choose_mode
+from chat.pipeline.planner import make_plan as plan_from
+from tools.query import analyse_query
+
+from helpers_tools import open_library
 
 
-def test_sutta_id_in_question_plans_a_lookup():
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    return open_library(tmp_path_factory.getbasetemp() / "tools-index")
+
+
+@pytest.fixture
+def make_plan(lib):
+    def make(question: str, **kwargs):
+        return plan_from(analyse_query(lib, question), **kwargs)
+    return make
+
+
+def test_sutta_id_in_question_plans_a_lookup_of_its_documents(make_plan):
     plan = make_plan("What does MN 21 say about the saw?")
     assert plan.sutta_ids == ["MN 21"]
-    assert [a.tool for a in plan.actions] == ["lookup_sutta"]
-    assert plan.actions[0].kwargs["sutta_id"] == "MN 21"
-    assert "MN 21" not in plan.actions[0].kwargs["query"]
+    assert [a.tool for a in plan.steps] == ["lookup_sutta"]
+    assert plan.steps[0].kwargs["sutta_id"] == "MN 21"
+    assert "MN 21" not in plan.steps[0].kwargs["query"]
+    assert plan.steps[0].sutta.doc_ids == ["mn21"]
 
 
-def test_alias_found_by_the_finder_plans_a_lookup_of_its_sutta():
-    plan = make_plan("What is burning in the Fire Sermon?", find_aliases=lambda q: {"Fire Sermon": "SN 35.28"})
-    assert plan.aliases == {"Fire Sermon": "SN 35.28"}
-    assert plan.actions[0].tool == "lookup_sutta" and plan.actions[0].kwargs["sutta_id"] == "SN 35.28"
+def test_a_sutta_inside_a_range_document_is_looked_up_there(make_plan):
+    plan = make_plan("Who should one seek according to SN 12.110?")
+    assert plan.steps[0].sutta.doc_ids == ["sn12.104-114"]
+
+
+def test_an_unknown_sutta_is_planned_with_what_the_index_says(make_plan):
+    plan = make_plan("What does MN 175 teach?")
+    named = plan.steps[0].sutta
+    assert named.doc_ids == [] and named.error.startswith("There is no MN 175")
+
+
+def test_a_nickname_plans_a_lookup_of_its_sutta(make_plan):
+    plan = make_plan("What is burning in the Fire Sermon?")
+    assert plan.aliases == {"the fire sermon": "SN 35.28"}
+    assert plan.steps[0].tool == "lookup_sutta" and plan.steps[0].kwargs["sutta_id"] == "SN 35.28"
+    assert plan.steps[0].sutta.doc_ids == ["sn35.28"]
     assert "Fire Sermon" not in plan.search_query
     assert "SN 35.28" in plan.hints()
 
 
-def test_content_question_plans_a_search_with_collection_hint():
-    plan = make_plan("What does the Majjhima say about anger and the simile of the saw?")
+def test_content_question_plans_a_search_with_collection_hint(make_plan):
+    plan = make_plan("What does the Majjhima say about anger and a two-handled saw?")
     assert plan.collection == "MN"
-    action = plan.actions[0]
-    assert action.tool == "search_passages" and action.kwargs["collection"] == "MN"
-    assert "k" not in action.kwargs  # the model must not learn to pass k
+    step = plan.steps[0]
+    assert step.tool == "search_passages" and step.kwargs["collection"] == "MN"
+    assert "k" not in step.kwargs  # the model must not learn to pass k
 
 
-def test_the_article_an_is_not_a_collection_hint():
-    assert collection_hint("Is there an image of a raft?") is None
-    assert collection_hint("in the Numbered Discourses") == "AN"
-    assert collection_hint("in the Majjhima and the Digha") is None  # two hints: no restriction
-    assert collection_hint("appears in both the Long and the Middle Discourses") is None
-    assert collection_hint("in the Dhammapada") == "KN"
+@pytest.mark.parametrize("question, collection", [
+    ("Is there an image of a raft?", None),
+    ("What is said in the Numbered Discourses about a raft?", "AN"),
+    ("What do the Majjhima and the Digha say about a raft?", None),  # two hints: no restriction
+    ("Does a raft appear in both the Long and the Middle Discourses?", None),
+    ("What does the Dhammapada say about a raft?", "KN"),
+])
+def test_one_collection_named_in_words_restricts_the_search(make_plan, question, collection):
+    assert make_plan(question).collection == collection
 
 
 def test_mode_detection_and_override():
@@ -40,32 +76,32 @@ def test_mode_detection_and_override():
     assert choose_mode("study notes on jhana", "qa") == "qa"
 
 
-def test_right_after_that_expands_after_the_last_cited_passage():
+def test_right_after_that_expands_after_the_last_cited_passage(make_plan):
     prev = PreviousTurn("What is the simile of the saw?", "…", cited_refs=["MN 21:20.1", "MN 21:20.2"],
                         search_query="simile of the saw")
     plan = make_plan("And what comes right after that?", previous=prev)
     assert plan.follow_up == "next"
-    assert plan.actions[0].tool == "expand_context"
-    assert plan.actions[0].kwargs == {"ref": "MN 21:20.2", "after": 2, "before": 0}
+    assert plan.steps[0].tool == "expand_context"
+    assert plan.steps[0].kwargs == {"ref": "MN 21:20.2", "after": 2, "before": 0}
 
 
-def test_same_in_another_collection_reuses_the_previous_search():
+def test_same_in_another_collection_reuses_the_previous_search(make_plan):
     prev = PreviousTurn("What is the origin of suffering?", "…", cited_refs=["SN 56.11:6.1"],
                         search_query="origin of suffering")
     plan = make_plan("Does the Majjhima say the same?", previous=prev)
     assert plan.follow_up == "same"
-    action = plan.actions[0]
-    assert action.tool == "search_passages"
-    assert action.kwargs["query"] == "origin of suffering" and action.kwargs["collection"] == "MN"
+    step = plan.steps[0]
+    assert step.tool == "search_passages"
+    assert step.kwargs["query"] == "origin of suffering" and step.kwargs["collection"] == "MN"
 
 
-def test_no_previous_turn_means_no_follow_up():
+def test_no_previous_turn_means_no_follow_up(make_plan):
     plan = make_plan("And what comes right after that?")
     assert plan.follow_up is None
-    assert plan.actions[0].tool == "search_passages"
+    assert plan.steps[0].tool == "search_passages"
 
 
-def test_a_new_question_with_its_own_subject_is_not_a_follow_up():
+def test_a_new_question_with_its_own_subject_is_not_a_follow_up(make_plan):
     prev = PreviousTurn("What is the simile of the saw?", "…", cited_refs=["MN 21:20.1"], search_query="saw")
     plan = make_plan("What does the Buddha teach about the four noble truths of suffering?", previous=prev)
     assert plan.follow_up is None

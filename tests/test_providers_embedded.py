@@ -268,4 +268,4 @@ def test_real_model_assembles_and_respects_the_stop_tokens(settings):
     assert "<|im_end|>" not in text and "<|im_start|>" not in text
     stats = llm.last_stats
     assert stats.completion_tokens < 48  # a stop sequence ended it, not the token limit
-    assert stats.prompt_tps > 0 and stats.decode_tps > 0
+    assert stats.prompt_seconds > 0 and stats.decode_seconds > 0

@@ -9,6 +9,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.errors import LLMUnavailableError
 from chat.providers.ollama import OllamaLLM, build_ollama_llm, normalize_host, probe_ollama
+
 from fake_ollama import FakeOllama, free_port
 
 MODEL = "qwen2.5:7b-instruct"

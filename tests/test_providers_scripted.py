@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from llama_index.core.agent.react.output_parser import ReActOutputParser
 from llama_index.core.agent.react.types import ActionReasoningStep, ResponseReasoningStep
@@ -11,8 +9,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.errors import LLMUnavailableError
 from chat.providers.rule_based import rule_based_reply, user_question
-from indexing.vocabulary import ABSTAIN_SENTENCE
 from chat.providers.scripted import ScriptedLLM
+from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 
 SYSTEM = ChatMessage(role=MessageRole.SYSTEM, content="Tools...\nThought: ...\nAction: ...\nAction Input: {...}")
@@ -115,3 +113,19 @@ def test_follow_up_prompt_gets_the_requested_number_of_questions():
     lines = rule_based_reply([_user(prompt)]).splitlines()
     assert len(lines) == 3 and all(line.endswith("?") for line in lines)
     assert "SN 35.28" in lines[0] and "MN 10" in lines[1]
+async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
+    """The real agent loop and tools over the tiny index: one search, then an answer citing what it returned."""
+    from chat.pipeline.scholar import Scholar
+
+    from helpers_tools import open_library
+
+    base = tmp_path_factory.getbasetemp() / "agent-index"
+    library = open_library(base)
+    settings = library.settings.model_copy(update={"memory_db": base / "memory-rule-based.sqlite"})
+    llm = ScriptedLLM(rule_based_reply)
+    answer = await Scholar(settings, library, llm).aask("Why does the teaching say that the eye is burning?")
+    assert answer.status == "answered", (answer.error, answer.answer)
+    assert answer.answer.startswith("According to [")
+    retrieved = {c.sutta_id for c in answer.citations}
+    assert retrieved and all(sid in answer.answer for sid in retrieved)
+    assert llm.calls >= 1

@@ -12,6 +12,7 @@ from chat.providers.embedded import EmbeddedLLM
 from chat.providers.ollama import OllamaLLM
 from chat.providers.scripted import ScriptedLLM
 from chat.providers.select import build_llm, describe_llm
+
 from fake_ollama import FakeOllama, free_port
 
 MODEL = "qwen2.5:7b-instruct"

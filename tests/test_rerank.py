@@ -2,13 +2,13 @@ import logging
 import math
 
 import pytest
-from llama_index.core.base.llms.types import CompletionResponse, LLMMetadata
-from llama_index.core.llms.custom import CustomLLM
+
+from chat.providers.scripted import ScriptedLLM
+from tools.passages import Passage
+from tools.rerank import CrossEncoderReranker, LLMReranker, NoReranker, build_reranker, rerank
+from tools.retriever import search
 
 from helpers_tools import open_library
-from tools.passages import Passage
-from tools.rerank import CrossEncoderReranker, LLMReranker, NoReranker, build_reranker, rerank, set_reranker
-from tools.retriever import search
 
 
 @pytest.fixture(scope="module")
@@ -105,26 +105,17 @@ def test_missing_model_falls_back_to_none_with_a_warning(lib, tmp_path, caplog):
     assert build_reranker(settings.model_copy(update={"reranker": "llm"})).name == "none"  # no LLM given
 
 
-class ScriptedJudge(CustomLLM):
+def scripted_judge() -> ScriptedLLM:
     """Says yes when the passage mentions a saw: a stand-in for a local model's judgement."""
+    def reply(messages) -> str:
+        passage = (messages[-1].content or "").split("Passage", 1)[1]
+        return "Yes." if "saw" in passage else "No"
 
-    calls: int = 0
-
-    @property
-    def metadata(self) -> LLMMetadata:
-        return LLMMetadata(model_name="scripted-judge")
-
-    def complete(self, prompt: str, formatted: bool = False, **kwargs) -> CompletionResponse:
-        self.calls += 1
-        passage = prompt.split("Passage", 1)[1]
-        return CompletionResponse(text="Yes." if "saw" in passage else "No")
-
-    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs):
-        yield self.complete(prompt)
+    return ScriptedLLM(reply)
 
 
 def test_llm_reranker_scores_yes_and_no(lib):
-    judge = ScriptedJudge()
+    judge = scripted_judge()
     reranker = build_reranker(lib.settings.model_copy(update={"reranker": "llm"}), llm=judge)
     assert isinstance(reranker, LLMReranker)
     passages = _passages([("fire and burning", 0.9), ("bandits with a saw", 0.4)])
@@ -134,13 +125,11 @@ def test_llm_reranker_scores_yes_and_no(lib):
     assert judge.calls == 2
 
 
-def test_search_in_rerank_mode_uses_the_library_reranker(lib):
-    judge = ScriptedJudge()
-    set_reranker(lib, LLMReranker(judge))
-    try:
-        result = search(lib, "limbs cut with a saw by bandits", k=4, mode="hybrid+rerank")
-    finally:
-        set_reranker(lib, NoReranker())
+def test_search_in_rerank_mode_uses_the_library_reranker(tmp_path_factory):
+    lib = open_library(tmp_path_factory.getbasetemp() / "tools-index", reranker="llm")
+    assert lib.reranker().name == "none"  # the llm reranker waits for a call that brings an LLM
+    assert lib.reranker(llm=scripted_judge()).name == "llm"
+    result = search(lib, "limbs cut with a saw by bandits", k=4, mode="hybrid+rerank")
     assert "rerank:llm" in result.search_types_used
     assert all("rerank" in p.scores for p in result.passages)
     assert result.passages[0].sutta_id == "MN 21"

@@ -1,11 +1,14 @@
 import pytest
 
-from conftest import FakeEmbedding
-from helpers_tools import STOCK, open_library, tools_index
 from tools.errors import ToolError
 from tools.library import Library
 from tools.passages import Passage
-from tools.retriever import dedup, mmr, plan_query, rrf, search
+from tools.query import analyse_query
+from tools.retriever import dedup, mmr, rrf, search
+
+from conftest import FakeEmbedding
+from corpus import STOCK
+from helpers_tools import open_library, tools_index
 
 
 @pytest.fixture(scope="module")
@@ -72,15 +75,16 @@ def test_collection_filter_and_hint(lib):
     assert only_mn.passages and {p.collection for p in only_mn.passages} == {"MN"}
     with pytest.raises(ToolError):
         search(lib, "mindfulness", collection="XX")
-    plan = plan_query(lib, "In the Linked Discourses, which sutta is about mindfulness meditation?")
+    plan = analyse_query(lib, "In the Linked Discourses, which sutta is about mindfulness meditation?")
     assert plan.collections == ["SN"]
-    assert sorted(plan_query(lib, "It appears in both the Long and the Middle Discourses").collections) == ["DN", "MN"]
+    both = analyse_query(lib, "It appears in both the Long and the Middle Discourses")
+    assert sorted(both.collections) == ["DN", "MN"]
     hinted = search(lib, "In the Numbered Discourses: observing the body, the path to the unconditioned", k=3)
     assert hinted.passages[0].collection == "AN"
 
 
 def test_query_cleanup_drops_question_boilerplate(lib):
-    plan = plan_query(lib, "Which discourse does the Buddha describe bandits with a saw in?")
+    plan = analyse_query(lib, "Which discourse does the Buddha describe bandits with a saw in?")
     assert plan.bm25_text.lower().split() == ["bandits", "saw"]
 
 

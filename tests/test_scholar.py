@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from chat.answer import Answer
-from chat.followups import fallback_followups, parse_followups
-from scholar_helpers import scholar_for  # noqa: I001
+from chat.pipeline.answer import Answer
+from chat.pipeline.followups import fallback_followups, parse_followups
+
+from scholar_helpers import scholar_for
 
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 
@@ -33,7 +34,8 @@ async def test_question_the_corpus_does_not_cover_abstains(base):
 
 
 async def test_model_declining_is_an_abstention(base):
-    scholar, _ = scholar_for(base, ["Thought: The passages do not cover it.\nAnswer: I don't find this in the texts I have."])
+    declined = "Thought: The passages do not cover it.\nAnswer: I don't find this in the texts I have."
+    scholar, _ = scholar_for(base, [declined])
     answer = await scholar.aask("What does the Fire Sermon say about the ocean tides?")
     assert answer.status == "abstained" and answer.citations == [] and answer.follow_ups == []
 
@@ -98,32 +100,30 @@ def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypa
     settings = ScholarSettings(_env_file=None)
     if not (settings.index_dir / "docstore.sqlite").exists() or not (settings.index_dir / "bm25").exists():
         pytest.skip(f"no complete index at {settings.index_dir} (docstore and BM25): run `scholar ingest` first")
-    try:
-        from chat.providers.embedded import build_embedded_llm
-        llm = build_embedded_llm(settings)
-    except Exception as exc:
-        pytest.skip(f"the embedded model is not available ({exc}); run `scholar models install`")
-    from chat.scholar import Scholar
+    from chat.pipeline.scholar import Scholar
+    from chat.providers.embedded import build_embedded_llm
     from tools.library import Library
 
+    llm = build_embedded_llm(settings)  # `make test` installs the model first: a missing one is a failure here
     settings = settings.model_copy(update={"memory_db": Path("/tmp") / "scholar-slow-test-memory.sqlite"})
     answer = Scholar(settings, Library.open(settings), llm).ask(question)
     assert answer.status == "answered", answer.error
     assert gold & {c.sutta_id for c in answer.citations}, (answer.answer, [c.ref for c in answer.citations])
 
 
-def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, monkeypatch, capsys):
+def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     import argparse
     import json
 
-    import chat.ask_cli as ask_cli
+    from chat.cli import ask as ask_cli
+    from chat.runtime import Runtime
 
     reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
     scholar, _ = scholar_for(base, [reply, FOLLOW, reply, FOLLOW])
-    monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
+    runtime = Runtime(scholar.settings, library=scholar.library, scholar=scholar)
     args = argparse.Namespace(question="What does the Fire Sermon say is burning?", json=False, trace=None,
                               session=None, mode="auto")
-    assert ask_cli.run_ask(args, scholar.settings) == 0
+    assert ask_cli.run_ask(args, runtime) == 0
     out = capsys.readouterr().out
     assert out.startswith("The eye is burning [SN 35.28:1.4].") and "Thought" not in out
     assert "You might ask next:" in out
@@ -131,18 +131,18 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, monkeypa
     trace = tmp_path / "trace.json"
     args = argparse.Namespace(question="What does the Fire Sermon say is burning?", json=True, trace=trace,
                               session=None, mode="auto")
-    assert ask_cli.run_ask(args, scholar.settings) == 0
+    assert ask_cli.run_ask(args, runtime) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "answered" and data["citations"][0]["ref"] == "SN 35.28:1.4"
     assert json.loads(trace.read_text())[0]["tool"] == "lookup_sutta"
 
 
-def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monkeypatch, capsys):
+def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, capsys):
     import argparse
     import json
 
-    import chat.ask_cli as ask_cli
     from chat.evals import answers
+    from chat.runtime import Runtime
 
     qs = tmp_path / "q.jsonl"
     qs.write_text("\n".join(json.dumps(r) for r in [
@@ -152,10 +152,9 @@ def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, monke
     ]))
     reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
     scholar, _ = scholar_for(base, [reply, FOLLOW])
-    monkeypatch.setattr(ask_cli, "build_scholar", lambda settings: scholar)
     out = tmp_path / "report.json"
     args = argparse.Namespace(questions=qs, limit=None, ids=None, json_out=out)
-    assert answers.run(args, scholar.settings) == 0
+    assert answers.run(args, scholar.settings, Runtime(scholar.settings, scholar=scholar)) == 0
     report = json.loads(out.read_text())
     assert report["cited_gold"] == 1.0 and report["abstained_correctly"] == 1.0
     assert report["citation_precision"] == 1.0

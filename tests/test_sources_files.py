@@ -37,7 +37,8 @@ def test_markdown_keeps_heading_path_and_splits_at_sections(tmp_path, settings):
 
 def test_faq_by_filename_with_q_a_lines_gives_one_pair_per_chunk(tmp_path, settings):
     faq = tmp_path / "retreat-FAQ.md"
-    faq.write_text("# Retreat FAQ\n\nQ: When does it start?\nA: At dawn.\n\nQ: What to bring?\nA: A cushion\nand a shawl.\n")
+    faq.write_text("# Retreat FAQ\n\nQ: When does it start?\nA: At dawn.\n\n"
+                   "Q: What to bring?\nA: A cushion\nand a shawl.\n")
     docs = read_markdown(faq, settings)
     assert docs[0].kind == "faq"
     texts = [c.text for c in _chunks(docs, settings)]
@@ -88,7 +89,8 @@ def test_pdf_pages_are_kept_for_citation(tmp_path, settings):
     docs = read_pdf(path, settings)
     chunks = _chunks(docs, settings)
     assert docs[0].title == "Two Pages" and docs[0].kind == "pdf"
-    assert [(c.page, "generosity" in c.text, "virtue" in c.text) for c in chunks] == [(1, True, False), (2, False, True)]
+    pages = [(c.page, "generosity" in c.text, "virtue" in c.text) for c in chunks]
+    assert pages == [(1, True, False), (2, False, True)]
 
 
 def test_router_sends_each_type_to_its_reader(tmp_path):

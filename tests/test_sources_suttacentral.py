@@ -4,13 +4,14 @@ import json
 from dataclasses import fields
 
 import pytest
-from conftest import translation_file
 
 from indexing.chunking import chunk_document
-from indexing.vocabulary import segment_key, uid_to_sutta_id
 from indexing.models import Chunk
 from indexing.pipeline import Indexes, ingest
 from indexing.sources.suttacentral import parse_file
+from indexing.vocabulary import segment_key, uid_to_sutta_id
+
+from corpus import translation_file
 
 
 def test_range_file_yields_one_document_per_sutta(mini_corpus):
@@ -58,7 +59,8 @@ def test_chunks_carry_every_field_and_contiguous_indexes(mini_corpus):
     assert len(chunks) >= 3
     assert [c.chunk_index for c in chunks] == list(range(len(chunks)))
     for c in chunks:
-        assert (c.doc_id, c.sutta_id, c.title, c.collection, c.book) == ("mn10", "MN 10", "Mindfulness Meditation", "MN", "MN")
+        assert (c.doc_id, c.sutta_id, c.title, c.collection, c.book) == (
+            "mn10", "MN 10", "Mindfulness Meditation", "MN", "MN")
         assert c.segment_start.startswith("mn10:") and c.segment_end.startswith("mn10:")
         assert c.chunk_type == "prose" and c.source_path.endswith("mn10_translation-en-sujato.json")
         assert 0 <= c.char_start < c.char_end and c.char_end - c.char_start == len(c.text)

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from indexing.chunking import chunk_document
-from indexing.models import SourceDocument, Unit
-from indexing.stores.bm25_store import BM25Store
-from indexing.stores.docstore import DocStore
+from tools.evidence import EvidenceIndex
 from tools.passages import Passage
 from tools.turn import TurnRecorder
-from tools.verifier import ClaimVerifier, split_parts, verify_answer, verify_claims_for_agent
+from tools.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
 
-from tests_verifier_fixtures import SUTTAS, stores  # noqa: E402,F401 - shared fixture
-
-
-def _passages(store: DocStore, *uids: str) -> list[Passage]:
-    return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]
+from conftest import passages_of
 
 
 def _one(stores, sentence: str, retrieved=("mn201", "mn202")):
     store, bm25 = stores
-    report = ClaimVerifier(store, bm25).verify(sentence, _passages(store, *retrieved))
+    report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(sentence, passages_of(store, *retrieved))
     assert len(report.verdicts) == 1, report.verdicts
     return report.verdicts[0]
 
@@ -90,8 +79,8 @@ def test_partial_second_half_unsupported(stores):
 
 def test_hallucinated_citations(stores):
     store, bm25 = stores
-    verifier = ClaimVerifier(store, bm25)
-    retrieved = _passages(store, "mn201")
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    retrieved = passages_of(store, "mn201")
     cases = {
         "The Buddha stayed near Ayojjhā on the bank of the Ganges [MN 999].": "no such sutta",
         "The Buddha stayed near Ayojjhā on the bank of the Ganges [MN 201:77.1].": "no segment",
@@ -110,7 +99,8 @@ def test_segment_outside_retrieved_chunk_is_accepted(stores):
     # Only the first chunk of MN 201 was retrieved; citing a later segment of the same sutta is fine.
     first = [Passage.from_chunk(store.chunks_of("mn201")[0])]
     assert first[0].segment_end in ("mn201:1.1", "mn201:1.2", "mn201:2.1")
-    v = ClaimVerifier(store, bm25).verify("Purity and impurity are personal matters [MN 201:3.1].", first).verdicts[0]
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    v = verifier.verify("Purity and impurity are personal matters [MN 201:3.1].", first).verdicts[0]
     assert v.verdict == "supported", v.reason
 
 
@@ -120,7 +110,7 @@ def test_non_claims_and_uncited(stores):
              "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]. "
              "The Buddha also praised the river for its many fish. "
              "Would you like to read more about the lotus simile?")
-    report = ClaimVerifier(store, bm25).verify(draft, _passages(store, "mn201"))
+    report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(draft, passages_of(store, "mn201"))
     assert [v.verdict for v in report.verdicts] == ["supported", "uncited"]
     assert report.non_claims == 2
     assert report.unsupported_claims == []
@@ -131,32 +121,34 @@ def test_report_confidence_summary_and_agent_text(stores):
     store, bm25 = stores
     draft = ("Purity and impurity are personal matters [MN 201:3.1]. "
              "A mendicant committed to the higher mind should focus on seven subjects [MN 201:2.1].")
-    report = verify_answer(draft, _passages(store, "mn201"), store, bm25=bm25)
+    report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(draft, passages_of(store, "mn201"))
     assert [v.verdict for v in report.verdicts] == ["supported", "unsupported"]
     assert report.confidence == 0.5
     assert [v.sentence for v in report.unsupported_claims] == [report.verdicts[1].sentence]
     assert "1 supported" in report.summary() and "1 unsupported" in report.summary()
-    cv = report.verdicts[1].to_claim_verdict()
+    from chat.pipeline.answer import claim_verdict
+
+    cv = claim_verdict(report.verdicts[1])
     assert cv.verdict == "unsupported" and cv.evidence_ref == "MN 201:2.1" and "five" in cv.evidence_quote
 
 
 def test_agent_entry_point_uses_recorder(stores):
     store, bm25 = stores
 
-    class Lib:
-        docstore, embed_model = store, None
+    from indexing.settings import ScholarSettings
+    from tools.library import Library
 
-    Lib.bm25 = bm25
+    library = Library(ScholarSettings(_env_file=None), store, bm25, chroma=None, embed_model=None)
     recorder = TurnRecorder()
-    recorder.add_passages(_passages(store, "mn202"))
-    report, text = verify_claims_for_agent(Lib(), recorder, "Purity and impurity are personal matters [MN 201:3.1].")
+    recorder.add_passages(passages_of(store, "mn202"))
+    report, text = verify_claims_for_agent(library, recorder, "Purity and impurity are personal matters [MN 201:3.1].")
     assert report.verdicts[0].reason.startswith("hallucinated citation")
     assert "not retrieved in this turn" in text and "UNSUPPORTED" in text
 
 
 def test_pointer_sentence_is_checked_as_the_claim_it_points_back_to(stores):
     store, bm25 = stores
-    verifier = ClaimVerifier(store, bm25)
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
     claim = "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]."
     cases = {
         "This is found in [MN 201:3.1].": ("supported", []),
@@ -164,16 +156,16 @@ def test_pointer_sentence_is_checked_as_the_claim_it_points_back_to(stores):
         "See also MN 202 [MN 202:2.1].": ("unsupported", ["MN 202:2.1"]),  # the prose "MN 202" is that sutta
     }
     for pointer, (label, idle) in cases.items():
-        report = verifier.verify(f"{claim} {pointer}", _passages(store, "mn201", "mn202"))
+        report = verifier.verify(f"{claim} {pointer}", passages_of(store, "mn201", "mn202"))
         first, second = report.verdicts
         assert first.verdict == "supported" and not first.pointer
         assert second.pointer and second.verdict == label, (pointer, second.reason)
         assert second.idle_citations == idle
     # a first sentence has nothing to point back to; a sentence that claims something is no pointer
-    only = verifier.verify("This is found in [MN 201:3.1].", _passages(store, "mn201")).verdicts
+    only = verifier.verify("This is found in [MN 201:3.1].", passages_of(store, "mn201")).verdicts
     assert not any(v.pointer for v in only)
     two = verifier.verify(f"{claim} Moggallāna stayed there for seven days [MN 202:3.1].",
-                          _passages(store, "mn201", "mn202")).verdicts
+                          passages_of(store, "mn201", "mn202")).verdicts
     assert [v.verdict for v in two] == ["supported", "supported"] and not any(v.pointer for v in two)
 
 
@@ -187,15 +179,16 @@ def test_a_reference_that_holds_nothing_of_a_supported_sentence_is_idle(stores):
 
 
 def test_partial_sentence_loses_the_clause_no_passage_holds(stores):
-    from chat import cite
+    from chat.pipeline import checks
 
     store, bm25 = stores
-    verifier = ClaimVerifier(store, bm25)
-    passages = _passages(store, "mn201", "mn202")
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    passages = passages_of(store, "mn201", "mn202")
     draft = ("The Realized One grew up in the world but lives unsoiled by it like a lotus, and Venerable "
              "Sāriputta then asked the king for a golden palace [MN 201].")
-    checked = cite.narrow_and_mark(draft, lambda text: verifier.verify(text, passages), {"MN 201", "MN 202"})
-    assert checked.text.startswith("The Realized One grew up in the world but lives unsoiled by it like a lotus [MN 201:")
+    checked = checks.narrow_and_mark(draft, lambda text: verifier.verify(text, passages), {"MN 201", "MN 202"})
+    assert checked.text.startswith(
+        "The Realized One grew up in the world but lives unsoiled by it like a lotus [MN 201:")
     assert "palace" not in checked.text and "⚠" not in checked.text
     [claim] = checked.unsupported
     assert claim.verdict == "partial" and "palace" in claim.sentence and claim.revised_to == checked.text
@@ -217,6 +210,6 @@ def test_six_sentence_answer_is_fast(stores):
     store, bm25 = stores
     sentence = "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]. "
     started = time.perf_counter()
-    report = verify_answer(sentence * 6, _passages(store, "mn201"), store, bm25=bm25)
+    report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(sentence * 6, passages_of(store, "mn201"))
     assert len(report.verdicts) == 6
     assert time.perf_counter() - started < 2.0

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from test_verifier import stores  # noqa: F401  (fixture)
-
 from chat.evals.claims import as_answer, evaluate
+from tools.evidence import EvidenceIndex
 from tools.verifier import ClaimVerifier
 
 
@@ -13,7 +12,7 @@ def test_as_answer_appends_missing_citations():
     assert as_answer({"claim": "X is so [MN 1].", "cited": ["MN 1"]}) == "X is so [MN 1]."
 
 
-def test_evaluate_metrics(stores):  # noqa: F811
+def test_evaluate_metrics(stores):
     store, bm25 = stores
     claims = [
         {"id": "a", "kind": "quote", "label": "supported", "cited": ["MN 201"],
@@ -23,7 +22,7 @@ def test_evaluate_metrics(stores):  # noqa: F811
         {"id": "c", "kind": "wrong_citation", "label": "unsupported", "cited": ["MN 201"], "note": "It is MN 202.",
          "claim": "Because he ate so little, the skin of his belly stuck to his backbone."},
     ]
-    result = evaluate(claims, ClaimVerifier(store, bm25), store)
+    result = evaluate(claims, ClaimVerifier(EvidenceIndex(store, bm25)), store)
     assert [r["verdict"] for r in result["rows"]] == ["supported", "unsupported", "unsupported"]
     assert result["accuracy"] == 1.0 and result["unsupported_f1"] == 1.0
     assert result["wrong_citation_located"] == 1.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import logging
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
@@ -88,29 +88,6 @@ class AliasResolution:
     def strong_suttas(self) -> list[str]:
         return [c.sutta_id for c in self.candidates if c.score >= STRONG]
 
-    def to_dict(self) -> dict:
-        return {
-            "query": self.query,
-            "ambiguous": self.ambiguous,
-            "candidates": [asdict(c) for c in self.candidates],
-            "matches": [
-                {"text": m.text, "score": m.score, "ambiguous": m.ambiguous, "suttas": [c.sutta_id for c in m.candidates]}
-                for m in self.matches
-            ],
-        }
-
-    def render(self) -> str:
-        if not self.matches:
-            return f"No sutta title or nickname recognised in {self.query!r}."
-        lines = []
-        for m in self.matches:
-            names = ", ".join(f"{c.sutta_id} ({c.title}; {c.score:.0f})" for c in m.candidates)
-            if m.ambiguous:
-                lines.append(f"'{m.text}' is the name of several suttas: {names}. Ask which one, or search each.")
-            else:
-                lines.append(f"'{m.text}' -> {names}")
-        return "\n".join(lines)
-
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", fold(text))
@@ -133,7 +110,7 @@ class AliasIndex:
         self._fuzzy_keys: list[str] = []
 
     @classmethod
-    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> "AliasIndex":
+    def build(cls, docstore: DocStore, nicknames_csv: Path | None = None) -> AliasIndex:
         index = cls()
         for doc in docstore.documents():
             if not doc.sutta_id:
@@ -179,7 +156,8 @@ class AliasIndex:
             return 100.0  # a curated English nickname ("the fire sermon") names its sutta without a cue
         if len(suttas) > 2:
             return 0.0  # a name many suttas share is a topic word, not a reference
-        if any(e.source == "title" for e in entries) and len(words) >= 3 and sum(w not in STOPWORDS for w in words) >= 2:
+        titled = any(e.source == "title" for e in entries)
+        if titled and len(words) >= 3 and sum(w not in STOPWORDS for w in words) >= 2:
             return 85.0
         if any(e.named_sutta for e in entries) and len(key.replace(" ", "")) >= 9:
             return 85.0
@@ -266,11 +244,3 @@ _QUOTED = re.compile(rf"[{_QUOTES}]([^{_QUOTES}]{{1,80}})[{_QUOTES}]")
 def _quoted_phrases(text: str) -> set[str]:
     # phrases between quotation marks, as folded words: `the "Burning" discourse` -> {"burning"}
     return {" ".join(_words(m.group(1))) for m in _QUOTED.finditer(text)}
-
-
-def resolve_alias(library, name: str) -> AliasResolution:
-    """Find which sutta a title or nickname refers to. Call this when the user names a sutta by title or nickname
-    ("the Fire Sermon", "Kakacūpama Sutta", "the simile of the saw", "Satipaṭṭhāna Sutta"), alone or inside a
-    question. Returns ranked candidates with sutta IDs and scores; if a name belongs to several suttas it says so
-    and lists them all (ask or search each); if nothing is confident it returns no candidates."""
-    return library.aliases.resolve(name)

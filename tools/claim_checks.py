@@ -13,7 +13,8 @@ from indexing.text import fold
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+         if w != "_"}
 _ORDINALS = {w: i + 2 for i, w in enumerate(
     "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
 _ORDINALS.update({"twice": 2, "thrice": 3, "sixteenth": 16, "hundredth": 100, "thousandth": 1000})
@@ -71,11 +72,12 @@ def _num_list(values: list[int]) -> str:
 # ---- names ---------------------------------------------------------------------------------------------------
 _CAP = re.compile(r"(?<![\w’'])([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+(?:[-’'][A-Za-zāīūṅñṭḍṇḷṁṃ]+)?)")
 # Capitalised words that are titles or epithets, not names that could be swapped for one another.
-GENERIC = {fold(w) for w in """I Buddha Buddhas Blessed One Ones Realized Tathagata Tathāgata Master Venerable Reverend Sir
-    Sirs Mendicant Mendicants Mendicant's Bhikkhu Bhikkhus Sangha Saṅgha Dhamma Teaching Lord Lady King Queen Prince
+GENERIC = {fold(w) for w in """I Buddha Buddhas Blessed One Ones Realized Tathagata Tathāgata Master Venerable Reverend
+    Sir Sirs Mendicant Mendicants Mendicant's Bhikkhu Bhikkhus Sangha Saṅgha Dhamma Teaching Lord Lady King Queen Prince
     Princess God Gods Goddess Bodhisatta Bodhisattva Awakened Holy Noble Truth Truths Nikaya Nikāya Sutta Suttas
     Discourse Discourses Pali Pāli English Sujato Bhante Great Elder Brahmin Brahmins Ascetic Ascetics Wanderer
-    Sakyan Sakyans Gotama Gautama Siddhattha Teacher Mr Mrs Ven Here Then Now When While After Before If In On At The This That These Those
+    Sakyan Sakyans Gotama Gautama Siddhattha Teacher Mr Mrs Ven Here Then Now When While After Before If In On At The
+    This That These Those
     There A An And But Or So Yet For With Without Also Again Finally Thus Likewise Similarly See Note He She They It
     We You His Her Their Its Our Your What Why How Who Which Where Although Though Because Since Just Even Only Not
     No Yes Like As By From To Of Whatever Whoever Some Any All Both Each Every Such Many Most Monks Monk Nuns Nun
@@ -89,7 +91,8 @@ def names(text: str, lowercase_vocab: set[str] | frozenset[str] = frozenset()) -
     for m in _CAP.finditer(text):
         word = m.group(1)
         before = text[: m.start()].rstrip()
-        if not before or before[-1] in ".!?:;“\"‘(—[" or before.endswith(("”", "’")) and before[:-1].rstrip()[-1:] in ".!?,":
+        quote_after_stop = before.endswith(("”", "’")) and before[:-1].rstrip()[-1:] in ".!?,"
+        if not before or before[-1] in ".!?:;“\"‘(—[" or quote_after_stop:
             continue  # sentence or quotation start: capitalised for grammar, not because it is a name
         key = fold(re.sub(r"[’']s$", "", word))
         if key in GENERIC or key in lowercase_vocab or len(key) < 3:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexing.vocabulary import segment_ref
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.text import fold, tokenize
+from indexing.vocabulary import segment_ref
 
 log = logging.getLogger(__name__)
 

@@ -44,32 +44,12 @@ class ContextBlock:
     def text(self) -> str:
         return "\n".join(p.text for p in self.passages)
 
-    def to_dict(self) -> dict:
-        return {
-            "doc_id": self.doc_id,
-            "sutta_id": self.sutta_id,
-            "title": self.title,
-            "ref": self.ref,
-            "segment_start": self.segment_start,
-            "segment_end": self.segment_end,
-            "passages": [p.to_dict() for p in self.passages],
-        }
-
-    def render(self) -> str:
-        lines = [f"{self.ref} — {self.title}"]
-        for p in self.passages:
-            mark = ">> " if p.is_hit else "   "
-            lines.append(f"{mark}[{p.ref}] {p.text}")
-        return "\n".join(lines)
-
 
 def expand(library, hits: list[Passage], window: int | None = None, *, before: int | None = None,
            after: int | None = None) -> list[ContextBlock]:
-    """Read around passages already found. Call this when a retrieved passage is cut off or you need what comes
-    just before or after it (who is speaking, the end of a simile). Give the passages (or their chunk IDs) from
-    an earlier search; `window` is how many neighbouring passages on each side (default 2). Returns one
-    contiguous block per stretch of text, in reading order, with the original hits marked. `before`/`after`
-    override the window on one side ("what comes right after" wants after=2, before=0)."""
+    """The text around passages already found: the `window` neighbouring chunks on each side (default: the
+    settings' context window; `before`/`after` override one side), one contiguous block per stretch of text, in
+    reading order, the hits marked `is_hit`. At most MAX_HITS hits are expanded."""
     n = library.settings.context_window if window is None else window
     before = n if before is None else before
     after = n if after is None else after
@@ -98,14 +78,6 @@ def expand(library, hits: list[Passage], window: int | None = None, *, before: i
             blocks.append(ContextBlock(doc_id, first.sutta_id, first.title, chunks[0].chunk_index,
                                        chunks[-1].chunk_index, passages))
     return blocks
-
-
-def expand_ids(library, chunk_ids: list[str], window: int | None = None) -> list[ContextBlock]:
-    """`expand` for chunk IDs (what an agent has from an earlier search result)."""
-    chunks = library.docstore.chunks(list(dict.fromkeys(chunk_ids)))
-    if not chunks:
-        raise ToolError("none of those passage IDs is in the index; pass chunk_id values from a search result")
-    return expand(library, [Passage.from_chunk(c) for c in chunks], window)
 
 
 def merge_windows(indexes: list[int], before: int, after: int | None = None) -> list[tuple[int, int]]:

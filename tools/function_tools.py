@@ -2,7 +2,8 @@
 
 Every passage the model sees carries the reference it must cite (`[SN 35.28:1.3–1.6]`); every call is recorded
 in the turn's TurnRecorder, so the answer's citations can be checked against what was really retrieved. Tool
-errors come back as one readable line (the model can correct itself) rather than a traceback.
+errors come back as one readable line (the model can correct itself) rather than a traceback. The descriptions
+the model reads are the docstrings of CanonTools' five tool methods, and nothing else.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from llama_index.core.bridge.pydantic import BaseModel, Field
+from llama_index.core.bridge.pydantic import BaseModel
 from llama_index.core.tools import FunctionTool
 
-from tools.errors import ToolError
+from tools.errors import ToolError, UnknownReferenceError
 from tools.expander import expand
-from tools.passages import Passage
+from tools.passages import Passage, clip
+from tools.query import NamedSutta
 from tools.references import collection_code
 from tools.turn import TurnRecorder
 
@@ -36,17 +38,19 @@ class ToolBudget:
     expand_each_side: int = 2
 
 
-def clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0] + " …"
-
-
 def render_passage(p: Passage, limit: int) -> str:
     # the twins' references let the model answer "which suttas have this?" without a second search
     also = f" (also at {', '.join(f'[{t.ref}]' for t in p.twins[:3])})" if p.twins else ""
     return f"[{p.ref}] {p.title}: {clip(p.text, limit)}{also}"
+
+
+@dataclass
+class ToolResult:
+    """One tool call: the text the model reads, the passages it showed, and the error when the call failed."""
+
+    text: str
+    passages: list[Passage]
+    error: str | None = None
 
 
 def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:
@@ -56,7 +60,9 @@ def render_passages(passages: list[Passage], limit: int, empty: str = "No passag
 
 
 class CanonTools:
-    """The tool bodies, bound to one library and one turn's recorder. The planner calls the same methods."""
+    """The tool bodies, bound to one library and one turn's recorder. The Scholar runs the planned calls through
+    the same methods. Each returns a ToolResult; the FunctionTools built by `build_tools` give the model its text.
+    The five tool methods' docstrings are the descriptions the model reads."""
 
     def __init__(self, library, recorder: TurnRecorder, budget: ToolBudget | None = None, llm=None,
                  verifier_mode: str = "local"):
@@ -65,33 +71,30 @@ class CanonTools:
         self.budget = budget or ToolBudget()
         self.llm = llm
         self.verifier_mode = verifier_mode
-        self.last_passages: list[Passage] = []  # what the most recent tool call showed the model
 
     # ---- plumbing ---------------------------------------------------------------------------------------
-    def _run(self, tool: str, inputs: dict, body: Callable[[], tuple[list[Passage], str, str]]) -> str:
-        """Run a body returning (passages, text for the model, one-line summary); errors become text."""
-        def fn() -> tuple[object, str]:
+    def _run(self, tool: str, inputs: dict, body: Callable[[], tuple[list[Passage], str, str]]) -> ToolResult:
+        """Run a body returning (passages, text for the model, one-line summary), recorded; a ToolError becomes
+        a result whose text tells the model what went wrong."""
+        def fn() -> tuple[ToolResult, str]:
             passages, text, summary = body()
             self.recorder.add_passages(passages)
             self.recorder.add_passages([t for p in passages for t in p.twins])
-            self.last_passages = passages
-            return {"text": text, "passages": [p.to_dict() for p in passages]}, summary
+            return ToolResult(text, passages), summary
 
         try:
             result = self.recorder.run(tool, inputs, fn)
         except ToolError as exc:
-            self.last_passages = []
-            return f"Error: {exc}"
-        return result["text"]  # type: ignore[index]
+            return ToolResult(f"Error: {exc}", [], error=str(exc))
+        assert isinstance(result, ToolResult)
+        return result
 
     # ---- the tools --------------------------------------------------------------------------------------
-    def resolve_alias(self, name: str) -> str:
+    def resolve_alias(self, name: str) -> ToolResult:
         """Find the sutta ID for a title or nickname ("Fire Sermon", "Kakacūpama Sutta"). Returns candidate IDs
         with titles. Call it before lookup_sutta when the user names a sutta by title instead of by number."""
-        from tools.aliases import resolve_alias
-
         def body():
-            res = resolve_alias(self.library, name)
+            res = self.library.aliases.resolve(name)
             cands = res.candidates[:4]
             self.recorder.search_types_used.add("alias")
             if not cands:
@@ -103,13 +106,29 @@ class CanonTools:
 
         return self._run("resolve_alias", {"name": name}, body)
 
-    def lookup_sutta(self, sutta_id: str, query: str = "") -> str:
+    def lookup_sutta(self, sutta_id: str, query: str = "") -> ToolResult:
         """Read a sutta by ID ("MN 21", "SN 35.28", "AN 3.65", "Dhp 1"). query: what to find inside it. Returns
         its title and the matching passages with references; says so if no such sutta exists."""
         from tools.lookup import lookup
 
+        return self._lookup(sutta_id, query, lambda: lookup(self.library, sutta_id))
+
+    def lookup_named(self, named: NamedSutta, query: str = "") -> ToolResult:
+        """`lookup_sutta` for a sutta the query's analysis already resolved to its documents."""
+        from tools.lookup import lookup, lookup_docs
+
+        def find():
+            if named.error is not None:
+                raise UnknownReferenceError(named.error)
+            if named.reference is None:  # a name whose ID the reference grammar does not read
+                return lookup(self.library, named.sutta_id)
+            return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id)
+
+        return self._lookup(named.sutta_id, query, find)
+
+    def _lookup(self, sutta_id: str, query: str, find) -> ToolResult:
         def body():
-            result = lookup(self.library, sutta_id)
+            result = find()
             self.recorder.search_types_used.add("lookup")
             head = f"{result.sutta_id} {result.title}"
             if result.title_pali:
@@ -129,24 +148,20 @@ class CanonTools:
         """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
         from tools.retriever import search
 
-        sutta_ids = []
-        for doc_id in doc_ids:
-            doc = self.library.docstore.document(doc_id)
-            if doc is not None and doc.sutta_id:
-                sutta_ids.append(doc.sutta_id)
-        if not sutta_ids:
+        suttas = [doc_id for doc_id in doc_ids if (doc := self.library.docstore.document(doc_id)) and doc.sutta_id]
+        if not suttas:
             return []
-        # The retriever pins the passages of a sutta named in the query, best matches first; it gives each named
-        # sutta a share of k, so k is sized for every one of them to get its full share.
-        k = 2 * len(sutta_ids) * self.budget.lookup_passages
-        result = search(self.library, f"{' '.join(sutta_ids)} {query}", k=k)
+        # The retriever puts the pinned documents' best matches first and gives each a share of k, so k is sized
+        # for every one of them to get its full share.
+        k = 2 * len(suttas) * self.budget.lookup_passages
+        result = search(self.library, query, k=k, pinned_docs=suttas)
         self.recorder.search_types_used.update(result.search_types_used)
         wanted = set(doc_ids)
         # a stock passage of this sutta may have been kept under a parallel sutta's name: take it back
         found = [q for p in result.passages for q in [p, *p.twins] if q.doc_id in wanted]
         return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
-    def search_passages(self, query: str, collection: str = "", k: int = 0) -> str:
+    def search_passages(self, query: str, collection: str = "", k: int = 0) -> ToolResult:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN,
         SN, AN or KN to search one collection only. Returns passages with references."""
         from tools.retriever import search
@@ -168,7 +183,7 @@ class CanonTools:
             inputs["collection"] = coll
         return self._run("search_passages", inputs, body)
 
-    def expand_context(self, ref: str, before: int = 1, after: int = 1) -> str:
+    def expand_context(self, ref: str, before: int = 1, after: int = 1) -> ToolResult:
         """Show the text just before and after a reference ("MN 21:20.1"), e.g. for "what comes next?".
         before/after: passages on each side (0–4). Returns passages with references."""
         before = max(0, min(int(before), 4))
@@ -195,7 +210,7 @@ class CanonTools:
         if chunk is not None:
             return chunk.doc_id, chunk.chunk_index
         parsed = parse_ref(clean_ref(ref))
-        if not parsed.ok:
+        if not parsed.ok or parsed.sutta_id is None:
             raise ToolError(f"{ref!r} is not a reference; write it like MN 21:20.1")
         doc = self.library.docstore.document(sutta_id_to_uid(parsed.sutta_id)) or \
             self.library.docstore.document_by_sutta_id(parsed.sutta_id)
@@ -220,48 +235,52 @@ class CanonTools:
                     return doc.doc_id, c.chunk_index
         return doc.doc_id, chunks[0].chunk_index
 
-    def verify_claims(self, draft: str) -> str:
+    def verify_claims(self, draft: str) -> ToolResult:
         """Check a draft answer against the retrieved passages. draft: the answer with its [refs]. Returns which
         sentences the texts do not support. Optional; the answer is checked anyway."""
         from tools.verifier import verify_claims_for_agent
 
         def body():
             _, text = verify_claims_for_agent(self.library, self.recorder, draft, llm=self.llm,
-                                              mode=self.verifier_mode)  # type: ignore[arg-type]
+                                              mode=self.verifier_mode)
             return [], text, text.splitlines()[0] if text else ""
 
         return self._run("verify_claims", {"draft": clip(draft, 300)}, body)
 
 
-# ---- argument schemas: what the model sees as each tool's signature ---------------------------------------------
+# ---- argument schemas: the names and defaults of each tool's arguments ------------------------------------
+# The model reads only the one-line signature made from these (chat/pipeline/agent.py); what each argument means is
+# said once, in the tool method's docstring.
 
 
 class _AliasArgs(BaseModel):
-    name: str = Field(description="a sutta title or nickname")
+    name: str
 
 
 class _LookupArgs(BaseModel):
-    sutta_id: str = Field(description="e.g. MN 21, SN 35.28, AN 3.65, Dhp 1")
-    query: str = Field(default="", description="what to find inside the sutta")
+    sutta_id: str
+    query: str = ""
 
 
 class _SearchArgs(BaseModel):
-    query: str = Field(description="plain words for the topic, simile or phrase")
-    collection: str = Field(default="", description="DN, MN, SN, AN or KN; empty for all")
+    query: str
+    collection: str = ""
 
 
 class _ExpandArgs(BaseModel):
-    ref: str = Field(description="a reference such as MN 21:20.1")
-    before: int = Field(default=1)
-    after: int = Field(default=1)
+    ref: str
+    before: int = 1
+    after: int = 1
 
 
 class _VerifyArgs(BaseModel):
-    draft: str = Field(description="the draft answer with its [references]")
+    draft: str
 
 
-_SCHEMAS = {"resolve_alias": _AliasArgs, "lookup_sutta": _LookupArgs, "search_passages": _SearchArgs,
-            "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs}
+_SCHEMAS: dict[str, type[BaseModel]] = {
+    "resolve_alias": _AliasArgs, "lookup_sutta": _LookupArgs, "search_passages": _SearchArgs,
+    "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs,
+}
 # Argument names small models reach for instead of the real ones.
 _ARG_SYNONYMS = {
     "query": ("input", "q", "text", "topic", "search", "question", "keywords", "search_query"),
@@ -272,7 +291,7 @@ _ARG_SYNONYMS = {
 }
 
 
-def _tolerant(method: Callable[..., str], schema: type[BaseModel]) -> Callable[..., str]:
+def _tolerant(method: Callable[..., ToolResult], schema: type[BaseModel]) -> Callable[..., str]:
     wanted = list(schema.model_fields)
 
     def call(**kwargs) -> str:
@@ -300,7 +319,7 @@ def _tolerant(method: Callable[..., str], schema: type[BaseModel]) -> Callable[.
                     args.pop(name)
             elif value is not None and not isinstance(value, str):
                 args[name] = str(value)
-        return method(**args)
+        return method(**args).text
 
     call.__name__ = method.__name__
     return call

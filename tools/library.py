@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import logging
 import threading
-
-import numpy as np
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from indexing.errors import IndexingError
@@ -24,11 +23,14 @@ from tools.errors import ToolError
 
 if TYPE_CHECKING:
     from tools.aliases import AliasIndex
+    from tools.evidence import EmbeddingScorer, EvidenceIndex
     from tools.lookup import Catalog
+    from tools.rerank import Reranker
+    from tools.verifier import ClaimVerifier, Mode
 
 log = logging.getLogger(__name__)
 
-_OPEN: dict[tuple, "Library"] = {}
+_OPEN: dict[tuple, Library] = {}
 _OPEN_LOCK = threading.Lock()
 QUERY_CACHE_SIZE = 2048
 MATRIX_MAX_VECTORS = 300_000  # above this, query Chroma's HNSW index instead of holding every vector in memory
@@ -77,11 +79,14 @@ class Library:
         self._chunk_homes: dict[str, tuple[str, str]] | None = None
         self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
         self._matrix_failed = False
+        self._evidence: EvidenceIndex | None = None
+        self._scorer: EmbeddingScorer | None = None
+        self._reranker: Reranker | None = None
 
     @classmethod
     def open(
         cls, settings: ScholarSettings, embed_model: BaseEmbedding | None = None, dense: bool = True
-    ) -> "Library":
+    ) -> Library:
         """The process-wide library for these settings (and this embedding model, if one is passed)."""
         key = (settings.model_dump_json(), id(embed_model), dense)
         with _OPEN_LOCK:
@@ -92,7 +97,7 @@ class Library:
             return lib
 
     @classmethod
-    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> "Library":
+    def _load(cls, settings: ScholarSettings, embed_model: BaseEmbedding | None, dense: bool) -> Library:
         index_dir = settings.index_dir
         if not (index_dir / "docstore.sqlite").exists():
             raise ToolError(f"no index at {index_dir}: run `scholar ingest` first")
@@ -121,11 +126,22 @@ class Library:
 
     @classmethod
     def forget(cls) -> None:
-        """Drop every cached library (tests build many tiny indexes in one process)."""
+        """Drop every cached library and what it caches (tests build many tiny indexes in one process)."""
         with _OPEN_LOCK:
+            for lib in _OPEN.values():
+                lib.clear_caches()
             _OPEN.clear()
 
-    def warm(self) -> "Library":
+    def clear_caches(self) -> None:
+        """Forget everything built from the stores on demand; the next use rebuilds it."""
+        with self._lock:
+            self._catalog, self._aliases, self._chunk_homes, self._collection_ids = None, None, None, None
+            self._query_vectors.clear()
+            self._doc_chunk_ids.clear()
+            self._matrix, self._matrix_failed = None, False
+            self._evidence, self._scorer, self._reranker = None, None, None
+
+    def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
         _ = self.catalog, self.aliases, self.chunk_homes
@@ -138,7 +154,7 @@ class Library:
         return self.chroma is not None and self.embed_model is not None
 
     @property
-    def catalog(self) -> "Catalog":
+    def catalog(self) -> Catalog:
         if self._catalog is None:
             from tools.lookup import Catalog
 
@@ -148,7 +164,7 @@ class Library:
         return self._catalog
 
     @property
-    def aliases(self) -> "AliasIndex":
+    def aliases(self) -> AliasIndex:
         if self._aliases is None:
             from tools.aliases import AliasIndex
 
@@ -156,6 +172,42 @@ class Library:
                 if self._aliases is None:
                     self._aliases = AliasIndex.build(self.docstore, self.settings.nicknames_csv)
         return self._aliases
+
+    @property
+    def evidence(self) -> EvidenceIndex:
+        """Per-sutta token views and word weights, shared by every claim check and grounding quote of the process."""
+        if self._evidence is None:
+            from tools.evidence import EvidenceIndex
+
+            with self._lock:
+                if self._evidence is None:
+                    self._evidence = EvidenceIndex(self.docstore, self.bm25)
+        return self._evidence
+
+    def verifier(self, *, dense: bool = False, llm=None, mode: Mode = "local") -> ClaimVerifier:
+        """A claim verifier over the library's caches. `dense` adds the embedding model's second opinion (when the
+        dense side is up); `llm` is the judge for modes llm and both."""
+        from tools.verifier import ClaimVerifier
+
+        scorer = None
+        if dense and self.embed_model is not None:
+            from tools.evidence import EmbeddingScorer
+
+            with self._lock:
+                if self._scorer is None:
+                    self._scorer = EmbeddingScorer(self.embed_model)
+                scorer = self._scorer
+        return ClaimVerifier(self.evidence, scorer, llm=llm, mode=mode)
+
+    def reranker(self, llm=None) -> Reranker:
+        """The reranker the settings ask for, built once (a cross-encoder load takes seconds). The `llm` reranker
+        is built by the first call that passes an LLM; until then it is `none`."""
+        from tools.rerank import build_reranker
+
+        with self._lock:
+            if self._reranker is None or (llm is not None and self._reranker.name == "none"):
+                self._reranker = build_reranker(self.settings, llm)
+            return self._reranker
 
     def embed_query(self, text: str) -> list[float]:
         """The query's vector, LRU-cached: the agent often searches the same words twice in a turn."""
@@ -166,6 +218,7 @@ class Library:
             if hit is not None:
                 self._query_vectors.move_to_end(text)
                 return hit
+        assert self.embed_model is not None  # dense_ready
         vector = list(self.embed_model.get_query_embedding(text))
         with self._lock:
             self._query_vectors[text] = vector

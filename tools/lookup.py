@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
-from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref
 from indexing.stores.docstore import DocStore, DocumentRecord
+from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key, segment_ref
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
 from tools.references import Reference, find_references, parse_reference
@@ -27,7 +27,7 @@ class Catalog:
     spans: dict[tuple[str, int | None], list[tuple[int, int, str]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, docstore: DocStore) -> "Catalog":
+    def build(cls, docstore: DocStore) -> Catalog:
         spans: dict[tuple[str, int | None], list[tuple[int, int, str]]] = {}
         for doc in docstore.documents():
             parsed = parse_uid(doc.doc_id) if doc.sutta_id else None
@@ -98,43 +98,30 @@ class LookupResult:
     passages: list[Passage]  # the chunks holding the rows, so answers can cite them
     blurb: str = ""
 
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data["passages"] = [p.to_dict() for p in self.passages]
-        return data
-
-    def render(self) -> str:
-        """Plain text for the agent: header, then each segment's English with its Pali beneath."""
-        head = f"{self.sutta_id} — {self.title}"
-        if self.title_pali:
-            head += f" ({self.title_pali})"
-        lines = [head, f"{self.collection}; {self.n_segments} segments; showing {self.segments_shown}."]
-        if self.blurb:
-            lines.append(f"Summary: {self.blurb}")
-        for row in self.rows:
-            lines.append(f"[{row.ref}] {row.en}")
-            if row.pali:
-                lines.append(f"    Pali: {row.pali}")
-        return "\n".join(lines)
-
 
 def lookup(library, ref_text: str, segments: str | None = None) -> LookupResult:
-    """Look up a sutta by its ID. Call this when the user names a sutta number (`MN 21`, `SN 35.28`, `AN 4.159`,
-    `DN 22`, `Dhp 1-20`, or a segment like `mn21:3.1`). `segments` optionally narrows to a segment range such as
-    `"3.1-3.5"`. Returns the English and Pali titles, collection, segment count and the opening segments (or the
-    requested ones), English with Pali beside it. An unknown number raises an error saying which numbers exist."""
+    """The sutta a reference names (`MN 21`, `SN 35.28`, `Dhp 1-20`, `mn21:3.1`): its English and Pali titles,
+    collection and segment count, and its opening segments, or the segment range the reference (or `segments`,
+    like "3.1-3.5") asks for. Raises ToolError for text that is not a reference and UnknownReferenceError, saying
+    which numbers exist, for a sutta the index does not hold."""
     ref = parse_reference(ref_text) or next(iter(find_references(ref_text)), None)
     if ref is None:
         raise ToolError(
             f"{ref_text!r} is not a sutta reference; write it like MN 21, SN 35.28, AN 4.159, DN 22 or Dhp 1."
         )
-    doc_ids = library.catalog.resolve(ref)
+    return lookup_docs(library, ref, library.catalog.resolve(ref), segments, query=ref_text)
+
+
+def lookup_docs(library, ref: Reference, doc_ids: list[str], segments: str | None = None,
+                query: str | None = None) -> LookupResult:
+    """`lookup` for a reference already resolved to the documents that hold it."""
     docs = [library.docstore.document(d) for d in doc_ids]
     docs = [d for d in docs if d is not None]
     wanted = segments or ref.segment
+    query = ref.text if query is None else query
     if len(docs) == 1:
-        return _single(library, ref_text, ref, docs[0], wanted)
-    return _several(library, ref_text, ref, docs)
+        return _single(library, query, ref, docs[0], wanted)
+    return _several(library, query, ref, docs)
 
 
 def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: str | None) -> LookupResult:
@@ -152,7 +139,7 @@ def _single(library, query: str, ref: Reference, doc: DocumentRecord, wanted: st
         chosen = segs[:OPENING_SEGMENTS]
         shown = "the opening"
     rows = [SegmentRow(s.seg_id, segment_ref(s.seg_id), s.en.strip(), s.pali.strip()) for s in chosen]
-    sutta_id = doc.sutta_id
+    sutta_id = doc.sutta_id or doc.doc_id  # the catalog holds only documents with a sutta ID
     if ref.uid != doc.doc_id and not ref.is_range:
         # the sutta lives inside a range document: say so instead of silently showing the range's ID
         sutta_id = f"{ref.sutta_id} (in {doc.sutta_id})"

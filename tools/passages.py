@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from indexing.vocabulary import segment_ref
 from indexing.models import Chunk
+from indexing.vocabulary import segment_ref
 
 
 @dataclass
@@ -26,10 +26,10 @@ class Passage:
     is_hit: bool = True  # False for context added around a hit by the expander
     also_in: list[str] = field(default_factory=list)  # other suttas holding the same stock passage (dedup)
     # those suttas' passages themselves: not shown twice, but retrieved, so a reference to them is a real one
-    twins: list["Passage"] = field(default_factory=list, repr=False)
+    twins: list[Passage] = field(default_factory=list, repr=False)
 
     @classmethod
-    def from_chunk(cls, chunk: Chunk, **scores: float) -> "Passage":
+    def from_chunk(cls, chunk: Chunk, **scores: float) -> Passage:
         return cls(
             chunk_id=chunk.chunk_id,
             doc_id=chunk.doc_id,
@@ -62,3 +62,9 @@ class Passage:
         out = asdict(self)
         out.pop("twins")
         return {**out, "ref": self.ref}
+
+
+def clip(text: str, limit: int) -> str:
+    """The text on one line, cut at a word before `limit` characters with " …" when it is longer."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"

@@ -3,14 +3,13 @@
 
 The final score mixes retrieval and reranker: final = (1 - w) * retrieval + w * rerank, both in [0, 1], with
 w = settings.rerank_weight. A reranker that cannot load falls back to `none` with a warning: reranking is a
-refinement, never a reason for search to fail.
+refinement, never a reason for search to fail. The process's reranker lives on the Library (`library.reranker()`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import threading
 from pathlib import Path
 from typing import Protocol
 
@@ -19,8 +18,6 @@ from tools.passages import Passage
 
 log = logging.getLogger(__name__)
 
-_CACHE: dict[int, "Reranker"] = {}
-_CACHE_LOCK = threading.Lock()
 MAX_PASSAGE_CHARS = 1500
 
 
@@ -109,22 +106,8 @@ def build_reranker(settings, llm=None) -> Reranker:
     return NoReranker()
 
 
-def get_reranker(library, llm=None) -> Reranker:
-    """The library's reranker, built once (a cross-encoder load takes seconds)."""
-    with _CACHE_LOCK:
-        found = _CACHE.get(id(library))
-        if found is None or (llm is not None and found.name == "none"):
-            found = build_reranker(library.settings, llm)
-            _CACHE[id(library)] = found
-        return found
-
-
-def set_reranker(library, reranker: Reranker) -> None:
-    with _CACHE_LOCK:
-        _CACHE[id(library)] = reranker
-
-
-def rerank(reranker: Reranker, query: str, passages: list[Passage], weight: float, keep_first: int = 0) -> list[Passage]:
+def rerank(reranker: Reranker, query: str, passages: list[Passage], weight: float,
+           keep_first: int = 0) -> list[Passage]:
     """Score and reorder; the first `keep_first` passages (the suttas the user named) keep their places."""
     head, tail = passages[:keep_first], passages[keep_first:]
     for group in (head, tail):

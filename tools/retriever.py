@@ -1,8 +1,9 @@
 """Hybrid retrieval: BM25 and dense over the same chunks, weighted reciprocal rank fusion, then dedup and MMR.
 
-Query understanding comes first: a sutta ID or a confidently resolved title in the question puts that sutta's
-best passages at the top (the user named it), a collection named in words ("in the Middle Discourses") boosts
-that collection, and question boilerplate is dropped before BM25 so "which discourse" does not match everything.
+The query's analysis comes first (tools/query.py): a sutta ID or a confidently resolved title in it puts that
+sutta's best passages at the top (the user named it), a collection named in words ("in the Middle Discourses")
+boosts that collection, and question boilerplate is dropped before BM25 so "which discourse" does not match
+everything.
 If the dense side is down the same pipeline runs on BM25 alone and `search_types_used` says so.
 """
 
@@ -12,17 +13,16 @@ import logging
 import re
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexing.vocabulary import sutta_id_to_uid
 from indexing.models import Chunk
-from indexing.text import STOPWORDS, fold
-from tools.aliases import STRONG
-from tools.errors import ToolError, UnknownReferenceError
+from indexing.text import STOPWORDS
+from tools.errors import ToolError
 from tools.passages import Passage
-from tools.references import collection_hints, find_references
+from tools.query import QUERY_NOISE, QueryAnalysis, analyse_query
 
 log = logging.getLogger(__name__)
 
@@ -32,30 +32,11 @@ POOL = 30  # fused candidates that go on to dedup and MMR
 COLLECTION_BOOST = 0.3
 SOFT_ALIAS_BOOST = 0.5
 DUPLICATE_JACCARD = 0.8
-MAX_PINNED_PER_NAME = 3
 PINNED_POOL = 10  # candidates per named sutta from each of BM25 and dense, before phrase order decides
 PHRASE_BOOST = 1.0
 
-# Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
-QUERY_NOISE = frozenset(
-    """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
-    buddha buddhas describe describes described explain explains explained mention mentions mentioned according
-    tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
-    canon pali find show give""".split()
-)
 _WORD = re.compile(r"\w+")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
-
-
-@dataclass
-class QueryPlan:
-    text: str
-    bm25_text: str
-    dense_text: str
-    pinned_docs: list[str] = field(default_factory=list)  # the user named these suttas
-    boosted_docs: dict[str, float] = field(default_factory=dict)  # less certain title matches
-    collections: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -69,85 +50,6 @@ class SearchResult:
     collections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {
-            "query": self.query,
-            "mode": self.mode,
-            "search_types_used": self.search_types_used,
-            "pinned_suttas": self.pinned_suttas,
-            "boosted_suttas": self.boosted_suttas,
-            "collections": self.collections,
-            "notes": self.notes,
-            "timings_ms": self.timings_ms,
-            "passages": [p.to_dict() for p in self.passages],
-        }
-
-    def render(self, max_chars: int = 700) -> str:
-        lines = [f"search ({'+'.join(self.search_types_used)}): {len(self.passages)} passages"]
-        lines.extend(self.notes)
-        for i, p in enumerate(self.passages, 1):
-            text = p.text if len(p.text) <= max_chars else p.text[:max_chars].rsplit(" ", 1)[0] + " …"
-            also = f" (same passage also in {', '.join(p.also_in)})" if p.also_in else ""
-            lines.append(f"[{i}] {p.ref} — {p.title}{also}\n{text}")
-        return "\n".join(lines)
-
-
-# ---- query understanding ------------------------------------------------------------------------------
-def plan_query(library, query: str, use_names: bool = True) -> QueryPlan:
-    refs = find_references(query) if use_names else []
-    pinned: list[str] = []
-    notes: list[str] = []
-    for ref in refs:
-        try:
-            for doc_id in library.catalog.resolve(ref):
-                if doc_id not in pinned:
-                    pinned.append(doc_id)
-        except UnknownReferenceError as exc:
-            notes.append(str(exc))
-    stripped = query
-    for ref in sorted(refs, key=lambda r: -r.start):
-        stripped = stripped[: ref.start] + " " + stripped[ref.end :]
-
-    boosted: dict[str, float] = {}
-    if use_names:
-        resolution = library.aliases.resolve(stripped)
-        # a confident name of one to three suttas is the user naming them; a name many suttas share
-        # ("Metta Sutta") or an uncued title only leans the ranking towards them
-        firm = {c.sutta_id for m in resolution.matches if m.score >= STRONG and len(m.candidates) <= MAX_PINNED_PER_NAME
-                for c in m.candidates}
-        for cand in resolution.candidates:
-            doc_id = _doc_of(library, cand.sutta_id)
-            if doc_id is None or doc_id in pinned:
-                continue
-            if cand.sutta_id in firm:
-                pinned.append(doc_id)
-            else:
-                boosted[doc_id] = max(boosted.get(doc_id, 0.0), cand.score / 100)
-
-    collections = collection_hints(stripped)
-    words = re.findall(r"[\w’'-]+", stripped)
-    bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) or stripped
-    return QueryPlan(query, bm25_text, stripped.strip() or query, pinned, boosted, collections, notes)
-
-
-def _doc_of(library, sutta_id: str) -> str | None:
-    try:
-        uid = sutta_id_to_uid(sutta_id)
-    except ValueError:
-        return None
-    if library.docstore.document(uid) is not None:
-        return uid
-    doc = library.docstore.document_by_sutta_id(sutta_id)
-    if doc is not None:
-        return doc.doc_id
-    refs = find_references(sutta_id)
-    if refs:
-        try:
-            return library.catalog.resolve(refs[0])[0]
-        except UnknownReferenceError:
-            return None
-    return None
 
 
 # ---- the two retrievers and their fusion ------------------------------------------------------------
@@ -204,12 +106,13 @@ def search(
     mode: str = "hybrid",
     collection: str | None = None,
     use_names: bool = True,
+    pinned_docs: Sequence[str] = (),
 ) -> SearchResult:
-    """Search the canon for passages relevant to a question or topic. Call this for questions about what the texts
-    say ("where does the Buddha compare the mind to a monkey?"), to find suttas on a theme, or to find the passage
-    in a named sutta that answers a question. Arguments: `query` in plain words (IDs and titles in it are honoured:
-    that sutta's passages come first); optional `collection` (DN, MN, SN, AN or KN) to search only there.
-    Returns ranked passages with sutta ID, title, segment range, English text, Pali and per-stage scores."""
+    """The top `k` passages for `query` (default settings.retrieval_k), each with its per-stage scores.
+
+    `mode` is one of MODES; `collection` (a code: DN, MN, SN, AN, KN) restricts the search to it. The suttas the
+    query names, and `pinned_docs` before them (doc IDs the caller already resolved), come first with their best
+    passages; `use_names=False` searches the words alone."""
     if mode not in MODES:
         raise ToolError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
     if not query.strip():
@@ -218,12 +121,12 @@ def search(
     k = k or settings.retrieval_k
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    plan = plan_query(library, query, use_names=use_names)
+    analysis = analyse_query(library, query, use_names=use_names, pinned=pinned_docs)
     timings["plan"] = _ms(t0)
 
     want_bm25 = mode != "dense"
     want_dense = mode != "bm25"
-    notes = list(plan.notes)
+    notes = list(analysis.notes)
     if want_dense and not library.dense_ready:
         notes.append(f"dense search unavailable ({library.dense_error}); BM25 only")
         want_dense, want_bm25 = False, True
@@ -236,33 +139,33 @@ def search(
     ranked: dict[str, list[tuple[str, float]]] = {}
     t0 = time.perf_counter()
     if want_bm25:
-        ranked["bm25"] = _bm25(library, plan.bm25_text, CANDIDATES, allowed)
+        ranked["bm25"] = _bm25(library, analysis.bm25_text, CANDIDATES, allowed)
     timings["bm25"] = _ms(t0)
     t0 = time.perf_counter()
     if want_dense:
         try:
-            ranked["dense"] = _dense(library, plan.dense_text, CANDIDATES, where)
+            ranked["dense"] = _dense(library, analysis.dense_text, CANDIDATES, where)
         except ToolError as exc:
             log.warning("%s; continuing with BM25", exc)
             notes.append(f"{exc}; BM25 only")
             want_dense = False
             if "bm25" not in ranked:
-                ranked["bm25"] = _bm25(library, plan.bm25_text, CANDIDATES, allowed)
+                ranked["bm25"] = _bm25(library, analysis.bm25_text, CANDIDATES, allowed)
     timings["dense"] = _ms(t0)
-    used = [name for name in ("bm25", "dense") if name in ranked]
+    used: list[str] = [name for name in ("bm25", "dense") if name in ranked]
 
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
     fused = rrf(ranked, weights, settings.rrf_k)
     stage = {name: dict(hits) for name, hits in ranked.items()}
-    for doc_boost, factor in _boosts(library, plan, fused).items():
+    for doc_boost, factor in _boosts(library, analysis, fused).items():
         fused[doc_boost] *= factor
 
-    pinned_scores = _pinned(library, plan, weights, want_bm25, want_dense, k) if not collection else {}
+    pinned_scores = _pinned(library, analysis, weights, want_bm25, want_dense, k) if not collection else {}
     pinned_ids = list(pinned_scores)
     pool_ids = [cid for cid, _ in sorted(fused.items(), key=lambda x: -x[1]) if cid not in pinned_ids][:POOL]
     chunks = {c.chunk_id: c for c in library.docstore.chunks(pinned_ids + pool_ids)}
-    for cid, factor in phrase_factors(plan.dense_text, {c: chunks[c] for c in pool_ids if c in chunks}).items():
+    for cid, factor in phrase_factors(analysis.dense_text, {c: chunks[c] for c in pool_ids if c in chunks}).items():
         fused[cid] *= factor
     pool_ids.sort(key=lambda c: -fused[c])
     timings["fuse"] = _ms(t0)
@@ -297,10 +200,10 @@ def search(
         p.scores["final"] = 1.0  # named by the user: above any retrieval score
 
     if mode == "hybrid+rerank":
-        from tools.rerank import get_reranker, rerank
+        from tools.rerank import rerank
 
         t0 = time.perf_counter()
-        reranker = get_reranker(library)
+        reranker = library.reranker()
         passages = rerank(reranker, query, passages, settings.rerank_weight, keep_first=len(pinned))
         if reranker.name != "none":
             used.append(f"rerank:{reranker.name}")
@@ -311,9 +214,9 @@ def search(
         mode=mode,
         passages=passages[:k],
         search_types_used=used,
-        pinned_suttas=[_sid(library, d) for d in plan.pinned_docs],
-        boosted_suttas=[_sid(library, d) for d in plan.boosted_docs],
-        collections=[collection] if collection else plan.collections,
+        pinned_suttas=[_sid(library, d) for d in analysis.pinned_docs],
+        boosted_suttas=[_sid(library, d) for d in analysis.boosted_docs],
+        collections=[collection] if collection else analysis.collections,
         notes=notes,
         timings_ms=timings,
     )
@@ -328,49 +231,49 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-def _boosts(library, plan: QueryPlan, fused: dict[str, float]) -> dict[str, float]:
+def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float]) -> dict[str, float]:
     """chunk_id -> multiplier for soft hints: a collection named in words, a title matched without a cue."""
-    if not fused or not (plan.collections or plan.boosted_docs):
+    if not fused or not (analysis.collections or analysis.boosted_docs):
         return {}
     homes = library.chunk_homes
     factors: dict[str, float] = {}
     for cid in fused:
         doc_id, coll = homes.get(cid, ("", ""))
         f = 1.0
-        if plan.collections and coll in plan.collections:
+        if analysis.collections and coll in analysis.collections:
             f *= 1 + COLLECTION_BOOST
-        if doc_id in plan.boosted_docs:
-            f *= 1 + SOFT_ALIAS_BOOST * plan.boosted_docs[doc_id]
+        if doc_id in analysis.boosted_docs:
+            f *= 1 + SOFT_ALIAS_BOOST * analysis.boosted_docs[doc_id]
         if f != 1.0:
             factors[cid] = f
     return factors
 
 
-def _pinned(library, plan: QueryPlan, weights, want_bm25: bool, want_dense: bool, k: int) -> dict[str, dict]:
+def _pinned(library, analysis: QueryAnalysis, weights, want_bm25: bool, want_dense: bool, k: int) -> dict[str, dict]:
     """The best passages of each sutta the user named, searched within that sutta; its opening if nothing matches.
     Returns chunk_id -> that chunk's scores within its sutta, in display order."""
-    if not plan.pinned_docs:
+    if not analysis.pinned_docs:
         return {}
-    per_doc = max(1, min(3, k // (2 * len(plan.pinned_docs))))
+    per_doc = max(1, min(3, k // (2 * len(analysis.pinned_docs))))
     pool = max(per_doc * 3, PINNED_POOL)
     out: dict[str, dict] = {}
-    for doc_id in plan.pinned_docs[:6]:
+    for doc_id in analysis.pinned_docs[:6]:
         ids = library.chunk_ids_of(doc_id)
         if not ids:
             continue
         inside: dict[str, list[tuple[str, float]]] = {}
         if want_bm25:
-            inside["bm25"] = _bm25(library, plan.bm25_text, pool, set(ids))
+            inside["bm25"] = _bm25(library, analysis.bm25_text, pool, set(ids))
         if want_dense:
             try:
-                inside["dense"] = _dense(library, plan.dense_text, pool, {"doc_id": doc_id})
+                inside["dense"] = _dense(library, analysis.dense_text, pool, {"doc_id": doc_id})
             except ToolError:
                 pass
         fused = rrf(inside, weights, library.settings.rrf_k)
         # inside one long sutta many chunks share the question's words; the one that has them in order
         # ("the noble truth of the origin of suffering") is the one asked about
         candidates = {c.chunk_id: c for c in library.docstore.chunks(list(fused))}
-        for cid, factor in phrase_factors(plan.dense_text, candidates).items():
+        for cid, factor in phrase_factors(analysis.dense_text, candidates).items():
             fused[cid] *= factor
         members = set(ids)
         best = [cid for cid, _ in sorted(fused.items(), key=lambda x: -x[1]) if cid in members]
@@ -425,13 +328,14 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / (len(a | b) or 1)
 
 
-def dedup(passages: list[Passage], keep: list[Passage] = ()) -> list[Passage]:
+def dedup(passages: list[Passage], keep: Sequence[Passage] = ()) -> list[Passage]:
     """Drop near-identical passages (stock text recurring across suttas), best first kept; the others' suttas are
     noted in the kept passage's `also_in`. Passages in `keep` are never dropped, only compared against."""
     kept: list[tuple[Passage, frozenset[str]]] = [(p, _tokens(p)) for p in keep]
     for p in passages:
         toks = _tokens(p)
-        twin, twin_toks = None, frozenset()
+        twin: Passage | None = None
+        twin_toks: frozenset[str] = frozenset()
         for q, qt in kept:
             # Jaccard >= t needs the smaller set to be at least t of the larger: skip the rest unexamined
             if toks and qt and min(len(toks), len(qt)) >= DUPLICATE_JACCARD * max(len(toks), len(qt)) \

@@ -45,9 +45,6 @@ class TurnRecorder:
         for p in passages:
             self.passages.setdefault(p.chunk_id, p)
 
-    def seen_suttas(self) -> set[str]:
-        return {p.sutta_id for p in self.passages.values() if p.sutta_id}
-
     def run(self, tool: str, inputs: dict, fn: Callable[[], tuple[object, str]]) -> object:
         """Run a tool body that returns (result, one-line summary), timing and recording it."""
         entry = TraceEntry(tool=tool, input=inputs)

@@ -16,13 +16,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from indexing.stores.docstore import DocStore
 from indexing.text import fold, tokenize
 from tools.citations import Sentence, split_sentences
-from tools.references import MENTION, CitationRef, find_citations
 from tools.claim_checks import name_check, names, negation_check, number_check, numbers
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
+from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -48,8 +47,9 @@ MIN_CLAIM_TOKENS = 3
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
 
 _NOT_A_CLAIM = re.compile(
-    r"^(?:here(?:'s| is| are)|below|in summary|to summarize|would you like|do you want|shall i|should i|you (?:may|might|"
-    r"could|can) (?:also )?(?:ask|want|like|explore|read|look)|if you(?:'d| would)? like|let me know|feel free|i hope|"
+    r"^(?:here(?:'s| is| are)|below|in summary|to summarize|would you like|do you want|shall i|should i|"
+    r"you (?:may|might|could|can) (?:also )?(?:ask|want|like|explore|read|look)|if you(?:'d| would)? like|"
+    r"let me know|feel free|i hope|"
     r"i can|i could|i will|i'll|follow[- ]up|further questions|suggested questions|you might also|possible follow|"
     r"sources?:|references?:|citations?:|note:)",
     re.IGNORECASE,
@@ -78,7 +78,7 @@ class Evidence:
     score: float
 
     @classmethod
-    def of(cls, window: Window, score: float) -> "Evidence":
+    def of(cls, window: Window, score: float) -> Evidence:
         return cls(window.sutta.sutta_id, window.seg_start, window.seg_end, window.ref, _quote(window.text), score)
 
 
@@ -120,14 +120,6 @@ class Verdict:
     @property
     def evidence_quote(self) -> str:
         return self.evidence.quote if self.evidence else ""
-
-    def to_claim_verdict(self):
-        from chat.answer import ClaimVerdict  # a data model only; tools/ stays free of the chat stage's logic
-
-        return ClaimVerdict(sentence=self.sentence, verdict=self.verdict, reason=self.reason,
-                            idle_citations=list(self.idle_citations), pointer=self.pointer,
-                            evidence_ref=self.evidence_ref, evidence_quote=self.evidence_quote,
-                            score=round(self.score, 3))
 
     def to_dict(self) -> dict:
         return {"sentence": self.sentence, "verdict": self.verdict, "reason": self.reason,
@@ -208,11 +200,13 @@ def _quote(text: str, limit: int = 300) -> str:
 
 # ---- the verifier --------------------------------------------------------------------------------------------
 class ClaimVerifier:
-    """Holds the per-sutta caches; make one per process (see `shared_verifier`) and call `verify` per answer."""
+    """Checks answers against an EvidenceIndex, which holds the per-sutta caches: a process shares one index
+    (`library.verifier()`), so a verifier itself is cheap to make. `dense` is an optional second opinion from the
+    embedding model; `llm` judges in modes llm and both."""
 
-    def __init__(self, docstore: DocStore, bm25=None, embed_model=None, llm=None, mode: Mode = "local"):
-        self.index = EvidenceIndex(docstore, bm25)
-        self.dense = EmbeddingScorer(embed_model) if embed_model is not None else None
+    def __init__(self, index: EvidenceIndex, dense: EmbeddingScorer | None = None, llm=None, mode: Mode = "local"):
+        self.index = index
+        self.dense = dense
         self.llm = llm
         self.mode = mode
         self.judge = _judge_for(llm)
@@ -328,7 +322,7 @@ class ClaimVerifier:
                      if not any(self._check_part(p, [v]).supported for p in held)}
         out = []
         for ref in refs:
-            doc = self.index.resolve(ref.sutta_id) if ref.ok else None
+            doc = self.index.resolve(ref.sutta_id) if ref.ok and ref.sutta_id else None
             if doc is not None and doc.doc_id in idle_docs:
                 out.append(ref.raw)
         return out
@@ -356,16 +350,17 @@ class ClaimVerifier:
         return Verdict(sentence.plain, label, reason, evidence, 1.0 if held else 0.0,
                        citations=[r.raw for r in sentence.citations], idle_citations=idle, pointer=True)
 
-    def _valid_citations(self, refs: list[CitationRef], retrieved: set[str] | None) -> tuple[list[SuttaView], list[str]]:
+    def _valid_citations(self, refs: list[CitationRef],
+                         retrieved: set[str] | None) -> tuple[list[SuttaView], list[str]]:
         views: dict[str, SuttaView] = {}
         bad: list[str] = []
         for ref in refs:
-            if not ref.ok:
+            if not ref.ok or ref.sutta_id is None:
                 bad.append(f"{ref.raw} (does not parse)")
                 continue
             doc = self.index.resolve(ref.sutta_id)
             view = self.index.sutta(doc.doc_id) if doc is not None else None
-            if view is None:
+            if doc is None or view is None:
                 bad.append(f"{ref.raw} (no such sutta)")
                 continue
             if retrieved is not None and doc.doc_id not in retrieved:
@@ -439,6 +434,7 @@ class ClaimVerifier:
                 verdict.reason += f"; found elsewhere: {best.ref}"
             else:
                 verdict.reason = f"found elsewhere: {best.ref}"
+
 
 def _combine(sentence: str, results: list[PartResult]) -> Verdict:
     ok = [r for r in results if r.supported]
@@ -561,23 +557,6 @@ def _judge_for(llm):
 
 
 # ---- entry points --------------------------------------------------------------------------------------------
-_SHARED: dict[tuple[int, int, int, int], ClaimVerifier] = {}
-
-
-def shared_verifier(docstore: DocStore, bm25=None, embed_model=None, llm=None) -> ClaimVerifier:
-    """One verifier (and its sutta cache) per set of stores, reused across turns."""
-    key = (id(docstore), id(bm25), id(embed_model), id(llm))
-    if key not in _SHARED:
-        _SHARED[key] = ClaimVerifier(docstore, bm25, embed_model, llm)
-    return _SHARED[key]
-
-
-def verify_answer(draft: str | list[str], passages: list[Passage] | TurnRecorder | None, docstore: DocStore, *,
-                  bm25=None, embed_model=None, llm=None, mode: Mode = "local") -> VerificationReport:
-    """Verify a draft answer against the turn's passages; what the chat pipeline calls after the agent's draft."""
-    return shared_verifier(docstore, bm25, embed_model, llm).verify(draft, passages, mode=mode)
-
-
 def verify_claims_for_agent(library, recorder: TurnRecorder | None, draft: str, *, llm=None,
                             mode: Mode = "local", use_dense: bool = False) -> tuple[VerificationReport, str]:
     """Body of the `verify_claims` FunctionTool: the report and the compact text the model reads.
@@ -585,6 +564,5 @@ def verify_claims_for_agent(library, recorder: TurnRecorder | None, draft: str, 
     Dense similarity is off by default: on the dev claims it forgave invented details (recall 0.73 vs 0.82) and
     costs an embedding call per window; the lexical checks alone are faster and stricter.
     """
-    report = verify_answer(draft, recorder, library.docstore, bm25=getattr(library, "bm25", None),
-                           embed_model=getattr(library, "embed_model", None) if use_dense else None, llm=llm, mode=mode)
+    report = library.verifier(dense=use_dense, llm=llm, mode=mode).verify(draft, recorder)
     return report, report.to_agent_text()

@@ -13,7 +13,8 @@ import logging
 import sys
 from pathlib import Path
 
-from chat.answer import Answer
+from chat.pipeline.answer import Answer
+from chat.runtime import Runtime
 from indexing.settings import ScholarSettings
 
 log = logging.getLogger(__name__)
@@ -99,11 +100,9 @@ def summarize(results: list[dict]) -> dict:
     }
 
 
-def run(args, settings: ScholarSettings) -> int:
-    from chat.ask_cli import build_scholar
-
+def run(args, settings: ScholarSettings, runtime: Runtime | None = None) -> int:
     rows = load_questions(args.questions, args.limit, args.ids)
-    scholar = build_scholar(settings)
+    scholar = (runtime or Runtime(settings)).scholar()
     results = asyncio.run(_run_all(scholar, rows))
     report = {**summarize(results), "results": results}
     sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2) + "\n")

@@ -16,8 +16,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from indexing.settings import ScholarSettings
-from tools.references import find_citations
 from tools.passages import Passage
+from tools.references import find_citations
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,9 @@ def _prf(pairs: list[tuple[str, str]]) -> dict:
 
 def _accuracy(pairs: list[tuple[str, str]]) -> float:
     # "uncited" cannot happen here (every claim cites); counted as "unsupported" if it ever does.
-    norm = lambda v: "unsupported" if v == "uncited" else v  # noqa: E731
+    def norm(v: str) -> str:
+        return "unsupported" if v == "uncited" else v
+
     return round(sum(1 for g, p in pairs if g == norm(p)) / len(pairs), 3) if pairs else 0.0
 
 
@@ -142,24 +144,19 @@ def format_report(result: dict) -> str:
 
 
 def run(args, settings: ScholarSettings) -> int:
-    from indexing.stores.bm25_store import BM25Store
-    from indexing.stores.docstore import DocStore
-    from tools.verifier import ClaimVerifier
+    from tools.library import Library
 
     claims = load_claims(args.claims)
+    # The verifier reads the docstore and BM25 (to locate wrong citations); it needs no embedding model.
+    library = Library.open(settings, dense=False)
     args.mode = args.mode or settings.verifier_mode
-    docstore = DocStore(settings.index_dir / "docstore.sqlite")
-    try:
-        bm25 = BM25Store(settings.index_dir / "bm25").load()
-    except Exception as exc:  # the verifier works without it, only "found elsewhere" needs it
-        log.warning("BM25 unavailable (%s): wrong citations will not be located", exc)
-        bm25 = None
     llm = None
     if args.mode != "local":
         from chat.providers.select import build_llm
 
         llm = build_llm(settings)
-    verifier = ClaimVerifier(docstore, bm25, embed_model=None, llm=llm, mode=args.mode)
+    verifier = library.verifier(llm=llm, mode=args.mode)
+    docstore = library.docstore
     result = evaluate(claims, verifier, docstore, args.mode)
     sys.stdout.write(format_report(result) + "\n")
     if args.json_out:

@@ -128,9 +128,7 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
     search(library, "warm-up query about the four noble truths", k=args.k, mode="hybrid")
     results = {mode: evaluate_mode(library, questions, mode, args.k) for mode in modes}
     if "hybrid+rerank" in results:
-        from tools.rerank import get_reranker
-
-        log.info("reranker for hybrid+rerank: %s", get_reranker(library).name)
+        log.info("reranker for hybrid+rerank: %s", library.reranker().name)
     sys.stdout.write(f"retrieval eval: {len(questions)} questions with gold, k={args.k}, {args.questions}\n")
     sys.stdout.write(format_table(results) + "\n")
     if args.json_out:

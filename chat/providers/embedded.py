@@ -8,9 +8,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterator, Sequence
+from typing import Any
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -59,22 +60,13 @@ class GenerationStats:
     prompt_seconds: float = 0.0  # until the first token: prompt evaluation of the non-reused part
     decode_seconds: float = 0.0
 
-    @property
-    def prompt_tps(self) -> float:
-        evaluated = self.prompt_tokens - self.reused_tokens
-        return evaluated / self.prompt_seconds if self.prompt_seconds > 0 else 0.0
-
-    @property
-    def decode_tps(self) -> float:
-        return self.completion_tokens / self.decode_seconds if self.decode_seconds > 0 else 0.0
-
 
 class _Runtime:
     """One llama.cpp instance per (model, n_ctx) per process; llama.cpp is not re-entrant, hence the lock.
 
     The thread count of the first load stays: a second instance would cost another KV cache and its prefix."""
 
-    _instances: dict[tuple, "_Runtime"] = {}
+    _instances: dict[tuple, _Runtime] = {}
     _registry_lock = threading.Lock()
 
     def __init__(self, llama: Any) -> None:
@@ -98,7 +90,7 @@ class _Runtime:
         return compiled
 
     @classmethod
-    def get(cls, path: str, n_ctx: int, n_threads: int, n_batch: int) -> "_Runtime":
+    def get(cls, path: str, n_ctx: int, n_threads: int, n_batch: int) -> _Runtime:
         key = (path, n_ctx, n_batch)
         with cls._registry_lock:
             runtime = cls._instances.get(key)
@@ -168,7 +160,7 @@ class EmbeddedLLM(CustomLLM):
     def _runtime(self) -> _Runtime:
         return _Runtime.get(self.model_path, self.context_window, self.n_threads, self.n_batch)
 
-    def with_grammar(self, grammar_fn: Callable[[], str | None]) -> "EmbeddedLLM":
+    def with_grammar(self, grammar_fn: Callable[[], str | None]) -> EmbeddedLLM:
         """A copy whose every generation follows the GBNF `grammar_fn()` returns at that moment (None: free)."""
         copy = self.model_copy()
         copy._grammar_fn = grammar_fn
@@ -189,9 +181,6 @@ class EmbeddedLLM(CustomLLM):
     def warm_up(self) -> None:
         """Load the weights now rather than on the first question."""
         self._runtime()
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._runtime().llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     # --- generation ---------------------------------------------------------------------------------------
     def _stream_text(self, prompt: str, **kwargs: Any) -> Iterator[str]:
@@ -389,7 +378,8 @@ def _score(llama: Any, prompt: str, continuation: str) -> list[tuple[str, float]
         targets = tokens[start : start + step]
         llama._batch.set_batch(batch=part[: len(targets)], n_past=llama.n_tokens, logits_all=True)
         llama._ctx.decode(llama._batch)
-        logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(targets), llama.n_vocab())).astype(np.float64)
+        shape = (len(targets), llama.n_vocab())
+        logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=shape).astype(np.float64)
         top = logits.max(axis=1, keepdims=True)
         lse = (np.log(np.exp(logits - top).sum(axis=1, keepdims=True)) + top)[:, 0]
         chosen = logits[np.arange(len(targets)), targets] - lse

@@ -9,9 +9,9 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from chat.errors import LLMUnavailableError
 

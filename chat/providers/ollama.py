@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -193,14 +194,14 @@ class OllamaLLM(Ollama):
         raise AssertionError("unreachable")
 
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
-        parent = super()
+        parent_stream_chat = super().stream_chat
 
         def gen() -> ChatResponseGen:
             try:
                 # Retry only until the first chunk: once text has reached the user a retry would repeat it.
                 for attempt in Retrying(**self._retry_kwargs()):
                     with attempt:
-                        stream = parent.stream_chat(messages, **dict(kwargs))
+                        stream = parent_stream_chat(messages, **dict(kwargs))
                         first = next(stream, None)
                 if first is None:
                     return
@@ -221,13 +222,13 @@ class OllamaLLM(Ollama):
         raise AssertionError("unreachable")
 
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
-        parent = super()
+        parent_astream_chat = super().astream_chat
 
         async def gen() -> ChatResponseAsyncGen:
             try:
                 async for attempt in AsyncRetrying(**self._retry_kwargs()):
                     with attempt:
-                        stream = await parent.astream_chat(messages, **dict(kwargs))
+                        stream = await parent_astream_chat(messages, **dict(kwargs))
                         first = await anext(stream, None)
                 if first is None:
                     return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 

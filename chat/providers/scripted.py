@@ -1,4 +1,5 @@
-"""A deterministic LLM for tests, demos and the browser e2e test: scripted replies or a reply function."""
+"""A deterministic LLM for tests, demos and the browser e2e test: scripted replies or a reply function (the
+`scripted` provider's is chat.providers.rule_based.rule_based_reply)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 
 from chat.errors import LLMUnavailableError
-from chat.providers.rule_based import rule_based_reply
 
 ReplyFn = Callable[[list[ChatMessage]], str]
 _PIECE = re.compile(r"\S+\s*|\s+")
@@ -51,10 +51,6 @@ class ScriptedLLM(CustomLLM):
             kwargs["reply_fn"] = replies
             replies = None
         super().__init__(replies=list(replies or []), **kwargs)
-
-    @classmethod
-    def rule_based(cls, **kwargs: Any) -> "ScriptedLLM":
-        return cls(rule_based_reply, model_name="rule-based", **kwargs)
 
     @classmethod
     def class_name(cls) -> str:

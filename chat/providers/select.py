@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from llama_index.core.llms import LLM
 
 from chat.errors import LLMUnavailableError
 from chat.providers.embedded import EmbeddedLLM, build_embedded_llm, embedded_installed
 from chat.providers.ollama import OllamaLLM, build_ollama_llm, probe_ollama
+from chat.providers.rule_based import rule_based_reply
 from chat.providers.scripted import ScriptedLLM
 from indexing.settings import ScholarSettings
 
@@ -18,7 +20,8 @@ log = logging.getLogger(__name__)
 def build_llm(settings: ScholarSettings) -> LLM:
     provider = settings.llm_provider
     if provider == "scripted":
-        return ScriptedLLM.rule_based(context_window=settings.llm_context_window, max_tokens=settings.llm_max_tokens)
+        return ScriptedLLM(rule_based_reply, model_name="rule-based", context_window=settings.llm_context_window,
+                           max_tokens=settings.llm_max_tokens)
     if provider == "embedded":
         return build_embedded_llm(settings)
     model = settings.ollama_model
@@ -60,3 +63,13 @@ def describe_llm(llm: LLM) -> str:
         return f"scripted ({llm.model_name}, no model)"
     name = getattr(llm.metadata, "model_name", "") or ""
     return f"{type(llm).__name__} {name}".strip()
+
+
+def probe_providers(settings: ScholarSettings) -> dict[str, Any]:
+    """Which LLM a first query would get, without building one: Ollama's tags and the embedded model's marker."""
+    status = probe_ollama(settings)
+    return {
+        "ollama": {"reachable": status.reachable, "model": settings.ollama_model,
+                   "model_available": status.model_available, "error": status.error},
+        "embedded_installed": embedded_installed(settings),
+    }

@@ -84,7 +84,7 @@ def _ocr_copy(path: Path, settings: ScholarSettings) -> Path:
 
 def _page_units(doc: pymupdf.Document, max_chars: int) -> list[Unit]:
     units = []
-    for number, page in enumerate(doc, start=1):
+    for number, page in enumerate(doc.pages(), start=1):
         for block in page.get_text("blocks", sort=True):
             if block[6] != 0:  # image block
                 continue

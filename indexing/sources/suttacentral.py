@@ -13,8 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexing.errors import SourceError
-from indexing.vocabulary import parse_uid
 from indexing.models import SourceDocument, Unit
+from indexing.vocabulary import parse_uid
 
 log = logging.getLogger(__name__)
 

@@ -69,7 +69,7 @@ class BM25Store:
         except ValueError:
             return "unreadable"
 
-    def load(self) -> "BM25Store":
+    def load(self) -> BM25Store:
         found = self.stored_tokenizer()
         if found is None:
             raise IndexingError(f"no BM25 index at {self.directory}: run `scholar ingest`")
@@ -88,6 +88,7 @@ class BM25Store:
         tokens = [t for t in tokenize(query) if t in self._vocab()]
         if not tokens:
             return []
+        assert self._bm25 is not None  # ready
         scores = self._bm25.get_scores(tokens)
         if allowed is not None:
             mask = np.fromiter((cid in allowed for cid in self._ids), dtype=bool, count=len(self._ids))
@@ -105,8 +106,10 @@ class BM25Store:
         tid = self._vocab().get(token)
         if tid is None:
             return 0, n
+        assert self._bm25 is not None  # ready
         indptr = self._bm25.scores["indptr"]  # CSC matrix: one column per vocabulary token
         return int(indptr[tid + 1] - indptr[tid]), n
 
     def _vocab(self) -> dict:
+        assert self._bm25 is not None  # only asked once the index is ready
         return self._bm25.vocab_dict

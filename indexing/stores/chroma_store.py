@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-
 from indexing.errors import IndexingError
 from indexing.models import Chunk
 
@@ -106,7 +105,8 @@ class ChromaStore:
         filters = None
         if where:
             filters = MetadataFilters(
-                filters=[MetadataFilter(key=key, value=value, operator=FilterOperator.EQ) for key, value in where.items()]
+                filters=[MetadataFilter(key=key, value=value, operator=FilterOperator.EQ)
+                         for key, value in where.items()]
             )
         result = self.vector_store.query(VectorStoreQuery(query_embedding=vector, similarity_top_k=k, filters=filters))
         # LlamaIndex's adapter reports exp(-distance); in cosine space distance = 1 - cos, so undo it here and

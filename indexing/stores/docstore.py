@@ -79,6 +79,7 @@ class ManifestEntry:
 
 
 _CHUNK_FIELDS = [f.name for f in fields(Chunk)]
+_DOC_FIELDS = [f.name for f in fields(DocumentRecord) if f.name != "headers"]  # the row's first columns
 
 
 class DocStore:
@@ -96,10 +97,6 @@ class DocStore:
         self._conn.close()
 
     # ---- writes ------------------------------------------------------------------------------
-    def replace_source(self, source_path: str, docs: Iterable[SourceDocument], chunks: Iterable[Chunk]) -> None:
-        """Swap everything that came from one source file, atomically: a killed run leaves the old or the new."""
-        self.replace_sources([(source_path, docs, chunks, None)])
-
     def replace_sources(
         self, items: Iterable[tuple[str, Iterable[SourceDocument], Iterable[Chunk], ManifestEntry | None]]
     ) -> None:
@@ -222,12 +219,14 @@ class DocStore:
         if not chunk_ids:
             return []
         marks = ",".join("?" * len(chunk_ids))
-        found = {r[0]: _chunk(r[1]) for r in self._query(f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({marks})", tuple(chunk_ids))}
+        rows = self._query(f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({marks})", tuple(chunk_ids))
+        found = {r[0]: _chunk(r[1]) for r in rows}
         return [found[c] for c in chunk_ids if c in found]
 
     def chunks_of(self, doc_id: str, lo: int = 0, hi: int = 1 << 30) -> list[Chunk]:
         rows = self._query(
-            "SELECT data FROM chunks WHERE doc_id=? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index", (doc_id, lo, hi)
+            "SELECT data FROM chunks WHERE doc_id=? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index",
+            (doc_id, lo, hi),
         )
         return [_chunk(r[0]) for r in rows]
 
@@ -248,7 +247,7 @@ class DocStore:
 
 
 def _doc(row: tuple) -> DocumentRecord:
-    return DocumentRecord(*row[:12], headers=json.loads(row[12] or "{}"))
+    return DocumentRecord(**dict(zip(_DOC_FIELDS, row[:12])), headers=json.loads(row[12] or "{}"))
 
 
 def _chunk(data: str) -> Chunk:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from helpers_tools import NICKNAMES, write_tools_corpus  # noqa: I001 - pytest puts tests/ on sys.path
+from corpus import NICKNAMES, write_tools_corpus
 from local_server import free_port, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -168,7 +168,8 @@ def test_ask_stream_cite_steps_follow_up_trace(chat_url):
         expect(page.get_by_text(re.compile(r"trace-.*\.json")).first).to_be_visible(timeout=30_000)
 
         # a follow-up button asks its question in the same chat
-        follow = page.locator(f"{ANSWER} button").filter(has=page.locator("svg[class*=\"lucide-message-circle-question\"]"))
+        icon = page.locator("svg[class*=\"lucide-message-circle-question\"]")
+        follow = page.locator(f"{ANSWER} button").filter(has=icon)
         label = follow.first.inner_text().strip()
         assert label
         before = page.locator(ANSWER).filter(has=page.locator("a.element-link")).count()

@@ -1,0 +1,108 @@
+"""The structured answer every front end (CLI, Chainlit, HTTP API) receives, and the stream events before it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.passages import Passage, clip
+
+if TYPE_CHECKING:
+    from tools.verifier import Verdict
+
+Status = Literal["answered", "abstained", "failed"]
+
+
+class Citation(BaseModel):
+    ref: str  # as cited in the text: "MN 21:20.1"
+    sutta_id: str | None
+    title: str = ""
+    excerpt: str = ""
+    pali: str = ""
+    score: float = 0.0
+    chunk_id: str | None = None
+    segment_start: str | None = None
+    segment_end: str | None = None
+
+
+class ClaimVerdict(BaseModel):
+    sentence: str
+    verdict: Literal["supported", "partial", "unsupported", "uncited"]
+    reason: str = ""
+    evidence_ref: str | None = None
+    evidence_quote: str = ""
+    score: float = 0.0
+    revised_to: str | None = None  # what replaced it in the answer: the cited text's own words; "" if removed
+    idle_citations: list[str] = Field(default_factory=list)  # references that hold none of it
+    pointer: bool = False  # "This is found in [A], [B]": a claim about the sentence before it
+
+
+def claim_verdict(v: Verdict) -> ClaimVerdict:
+    """The verifier's verdict on one sentence, as the answer reports it."""
+    return ClaimVerdict(sentence=v.sentence, verdict=v.verdict, reason=v.reason,
+                        idle_citations=list(v.idle_citations), pointer=v.pointer,
+                        evidence_ref=v.evidence_ref, evidence_quote=v.evidence_quote, score=round(v.score, 3))
+
+
+class TraceStep(BaseModel):
+    tool: str
+    input: dict
+    output_summary: str = ""
+    duration_ms: float = 0.0
+    error: str | None = None
+
+
+class Answer(BaseModel):
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    unsupported_claims: list[ClaimVerdict] = Field(default_factory=list)
+    follow_ups: list[str] = Field(default_factory=list)
+    status: Status = "answered"
+    confidence: float = 0.0
+    # seconds per stage: plan, retrieve, agent, verify, followups, total, first_token
+    timings: dict[str, float] = Field(default_factory=dict)
+    trace: list[TraceStep] = Field(default_factory=list)
+    search_types_used: list[str] = Field(default_factory=list)
+    timestamp: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
+    session_id: str | None = None
+    mode: Literal["qa", "notes"] = "qa"
+    error: str | None = None  # for status "failed": what went wrong and what to do
+
+
+def failed_answer(text: str, error: str, passages: list[Passage], *, limit: int = 5, **fields) -> Answer:
+    """An answer with status "failed": what went wrong (`error`) and the passages found so far as its citations,
+    so the reader can still read them. `fields` are the rest of the Answer (trace, timings, mode, ...)."""
+    return Answer(answer=text, citations=passages_as_citations(passages, limit), status="failed", error=error,
+                  **fields)
+
+
+def passages_as_citations(passages: list[Passage], limit: int = 5) -> list[Citation]:
+    """For failed or abstained answers: what was retrieved, so the user can read it themselves."""
+    return [
+        Citation(ref=p.ref, sutta_id=p.sutta_id, title=p.title, excerpt=clip(p.text, 400), pali=clip(p.pali, 300),
+                 score=round(p.scores.get("final", p.scores.get("fused", 0.0)), 4), chunk_id=p.chunk_id,
+                 segment_start=p.segment_start, segment_end=p.segment_end)
+        for p in passages[:limit]
+    ]
+
+
+class TokenEvent(BaseModel):
+    kind: Literal["token"] = "token"
+    text: str
+
+
+class StepEvent(BaseModel):
+    kind: Literal["step"] = "step"
+    phase: Literal["start", "end"]
+    step_id: str
+    step: TraceStep
+
+
+class FinalEvent(BaseModel):
+    kind: Literal["final"] = "final"
+    answer: Answer
+
+
+Event = TokenEvent | StepEvent | FinalEvent

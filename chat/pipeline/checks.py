@@ -1,0 +1,425 @@
+"""From a draft to a checked answer: citations mapped to the turn's passages, uncited claims given the reference
+that supports them, ranges narrowed to the segment that holds the claim, unsupported sentences marked.
+
+Everything here is local and deterministic; the verifier (tools.verifier) decides what a passage supports.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict
+from indexing.stores.docstore import DocStore
+from indexing.vocabulary import (
+    PARTIAL_MARK,
+    UNCITED_MARK,
+    UNSUPPORTED_MARK,
+    segment_distance,
+    segment_key,
+    sutta_id_to_uid,
+)
+from tools.citations import split_sentences
+from tools.passages import Passage, clip
+from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
+from tools.turn import TurnRecorder
+
+log = logging.getLogger(__name__)
+
+
+# ---- mapping references to passages ---------------------------------------------------------------------------
+@dataclass
+class CitationMap:
+    passages: list[Passage]
+    docstore: DocStore
+    _by_sutta: dict[str, list[Passage]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for p in self.passages:
+            if p.sutta_id:
+                self._by_sutta.setdefault(p.sutta_id.lower(), []).append(p)
+
+    def suttas(self) -> list[str]:
+        return list(dict.fromkeys(p.sutta_id for p in self.passages if p.sutta_id))
+
+    def _candidates(self, ref: CitationRef) -> list[Passage]:
+        if not ref.sutta_id:
+            return []
+        hits = self._by_sutta.get(ref.sutta_id.lower(), [])
+        if hits:
+            return hits
+        try:  # SN 12.110 cited from the range document sn12.104-114
+            uid = sutta_id_to_uid(ref.sutta_id)
+        except ValueError:
+            return []
+        return [p for p in self.passages if p.doc_id == uid]
+
+    def passage_for(self, ref: CitationRef) -> Passage | None:
+        """The retrieved passage a reference points into, or None if the turn retrieved nothing there."""
+        candidates = self._candidates(ref)
+        if not candidates:
+            return None
+        seg = ref.seg_start
+        if not seg:
+            return max(candidates, key=lambda p: p.scores.get("final", 0.0))
+        doc_id = candidates[0].doc_id
+        key = segment_key(f"{doc_id}:{seg}")
+        for p in candidates:
+            if p.segment_start and p.segment_end and \
+                    segment_key(p.segment_start) <= key <= segment_key(p.segment_end):
+                return p
+        # A segment of a retrieved sutta outside the retrieved chunks: fine if it exists (a lookup shows whole
+        # openings); cite it against the nearest retrieved passage of that sutta.
+        if self.docstore.segment(f"{doc_id}:{seg}") is None:
+            return None
+        return min(candidates, key=lambda p: segment_distance(p.segment_start or "", seg))
+
+    def citation(self, ref: CitationRef, passage: Passage) -> Citation:
+        excerpt, pali = passage.text, passage.pali
+        if ref.seg_start:
+            segs = self._segments(passage.doc_id, ref.seg_start, ref.seg_end or ref.seg_start)
+            if segs:
+                excerpt = " ".join(s.en.strip() for s in segs)
+                pali = " ".join(s.pali.strip() for s in segs if s.pali)
+        return Citation(
+            ref=ref.raw,
+            sutta_id=ref.sutta_id,
+            title=passage.title,
+            excerpt=clip(excerpt, 500),
+            pali=clip(pali, 500),
+            score=round(passage.scores.get("final", passage.scores.get("fused", 0.0)), 4),
+            chunk_id=passage.chunk_id,
+            segment_start=f"{passage.doc_id}:{ref.seg_start}" if ref.seg_start else passage.segment_start,
+            segment_end=f"{passage.doc_id}:{ref.seg_end or ref.seg_start}" if ref.seg_start else passage.segment_end,
+        )
+
+    def _segments(self, doc_id: str, start: str, end: str):
+        lo, hi = segment_key(f"{doc_id}:{start}"), segment_key(f"{doc_id}:{end}")
+        return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_key(s.seg_id) <= hi][:6]
+
+
+def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
+    """Remove references that point to nothing retrieved in this turn; returns (text, dropped refs)."""
+    dropped: list[str] = []
+
+    def fix(m: re.Match) -> str:
+        inner = m.group(1)
+        if not looks_like_citation(inner):
+            return m.group(0)
+        keep = []
+        for ref in parse_bracket(inner):
+            if ref.ok and cmap.passage_for(ref) is not None:
+                keep.append(_display(ref))
+            else:
+                dropped.append(ref.raw)
+        return f"[{'; '.join(keep)}]" if keep else ""
+
+    out = BRACKET.sub(fix, text)
+    out = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
+    return out, dropped
+
+
+def _display(ref: CitationRef) -> str:
+    if ref.seg_start and ref.seg_end and ref.seg_end != ref.seg_start:
+        return f"{ref.sutta_id}:{ref.seg_start}–{ref.seg_end}"
+    if ref.seg_start:
+        return f"{ref.sutta_id}:{ref.seg_start}"
+    return ref.sutta_id or ref.raw
+
+
+# ---- verification-driven edits -----------------------------------------------------------------------------
+@dataclass
+class Checked:
+    text: str
+    unsupported: list[ClaimVerdict]
+    confidence: float
+    auto_cited: int = 0
+    narrowed: int = 0
+    report: object | None = None
+
+
+def auto_cite(text: str, cmap: CitationMap, verify, limit_suttas: int = 4) -> tuple[str, int]:
+    """Give an uncited claim the reference of a retrieved passage that supports it (by the verifier's judgement)."""
+    added = 0
+    suttas = cmap.suttas()[:limit_suttas]
+    if not suttas:
+        return text, 0
+    for sentence in split_sentences(text):
+        if sentence.citations or len(sentence.plain) < 25 or sentence.plain.endswith("?"):
+            continue
+        named = [s for s in _mentioned(sentence.plain) if s in suttas or s in cmap.suttas()]
+        ref = None
+        for sutta_id in named + [s for s in suttas if s not in named]:
+            report = verify(f"{sentence.plain} [{sutta_id}]")
+            verdicts = getattr(report, "verdicts", [])
+            if verdicts and verdicts[0].verdict == "supported" and verdicts[0].evidence_ref:
+                ref = verdicts[0].evidence_ref
+                break
+        if ref is None and named:
+            # "The discourse is MN 86": the model named a retrieved sutta in prose; cite its best passage.
+            best = cmap.passage_for(find_citations(f"[{named[0]}]")[0])
+            ref = best.ref if best is not None else None
+        if ref is not None:
+            text = _append_ref(text, sentence.text, ref)
+            added += 1
+    return text, added
+
+
+def _mentioned(text: str) -> list[str]:
+    out: list[str] = []
+    for m in MENTION.finditer(text):
+        refs = find_citations(f"[{m.group(0)}]")
+        sutta_id = refs[0].sutta_id if refs and refs[0].ok else None
+        if sutta_id is not None and sutta_id not in out:
+            out.append(sutta_id)
+    return out
+
+
+def _append_ref(text: str, sentence_text: str, ref: str) -> str:
+    at = text.find(sentence_text)
+    if at < 0:
+        return text
+    end = at + len(sentence_text)
+    body = sentence_text.rstrip()
+    m = re.search(r"[.!?…]+[”’\"')]*$", body)
+    if m:
+        new = f"{body[:m.start()]} [{ref}]{body[m.start():]}"
+    else:
+        new = f"{body} [{ref}]"
+    return text[:at] + new + text[end:]
+
+
+# Below this evidence score the verifier's best segment is only loosely related: mark the sentence, do not quote.
+REVISE_MIN_SCORE = 0.3
+
+
+def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None) -> Checked:
+    """Verify the whole text; narrow range citations to the supporting segment; revise or mark unsupported sentences.
+
+    An unsupported sentence whose best evidence lies in a sutta retrieved this turn is replaced by that evidence in
+    the text's own words, cited to the segment: a small model's wrong name or number becomes the passage itself,
+    and the original sentence stays listed in `unsupported` with what replaced it. Anything else is marked."""
+    report = verify(text)
+    verdicts = list(getattr(report, "verdicts", []))
+    originals = {s.plain: s for s in split_sentences(text)}
+    narrowed = 0
+    unsupported: list[ClaimVerdict] = []
+    for v in verdicts:
+        sentence = originals.get(v.sentence)
+        if sentence is None:
+            continue
+        if v.pointer and v.idle_citations:
+            claim = claim_verdict(v)
+            claim.revised_to = _repoint(sentence, v.idle_citations)
+            unsupported.append(claim)
+            text = _replace_sentence(text, sentence.text, claim.revised_to)
+            continue
+        if v.idle_citations and v.verdict in ("supported", "partial"):
+            pruned = _drop_refs(sentence.text, set(v.idle_citations))
+            text = text.replace(sentence.text, pruned, 1)
+            sentence = (split_sentences(pruned) or [sentence])[0]
+        if v.verdict == "supported" and v.evidence_ref:
+            new_text = _narrow(sentence.text, sentence.citations, v.evidence_ref)
+            if new_text != sentence.text:
+                text = text.replace(sentence.text, new_text, 1)
+                narrowed += 1
+        elif v.verdict in ("unsupported", "partial"):
+            claim = claim_verdict(v)
+            unsupported.append(claim)
+            revised = _revision(claim, retrieved_suttas) or _without_unsupported_clauses(v)
+            if revised is not None:
+                claim.revised_to = revised
+                text = text.replace(sentence.text, revised, 1)
+                continue
+            mark = UNSUPPORTED_MARK if v.verdict == "unsupported" else PARTIAL_MARK
+            if mark not in sentence.text:
+                text = text.replace(sentence.text, _with_mark(sentence.text, mark), 1)
+    return Checked(text, unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed, report=report)
+
+
+def _without_unsupported_clauses(v) -> str | None:
+    """ "MN 10 teaches X, while MN 149 teaches Y" where only X holds: "MN 10 teaches X [MN 10:2.1]." The removed
+    clause stays listed with the claim; the sentence is cited to the segments that hold what is left."""
+    from tools.evidence import claim_tokens
+
+    parts = getattr(v, "parts", [])
+    if v.verdict != "partial" or any(p.span is None for p in parts):
+        return None
+    kept = [i for i, p in enumerate(parts) if p.supported]
+    if not kept or len(kept) == len(parts):
+        return None
+    plain = v.sentence
+    pieces: list[str] = []
+    for n, i in enumerate(kept):
+        a, b = parts[i].span
+        piece = plain[a:b].strip().rstrip(".!?…;,")
+        if n:
+            sep = plain[parts[i - 1].span[1]:a] if kept[n - 1] == i - 1 else "; "
+            piece = sep + piece
+        pieces.append(piece)
+    body = "".join(pieces).strip()
+    if len(claim_tokens(body)) < 3:
+        return None
+    refs = list(dict.fromkeys(parts[i].evidence.ref for i in kept if parts[i].evidence))
+    if not refs:
+        return None
+    return f"{body[0].upper()}{body[1:]} {' '.join(f'[{r}]' for r in refs)}."
+
+
+def _repoint(sentence, idle: list[str]) -> str:
+    """ "This is found in [A], [B], [C]" where only B holds the claim before it: "The same is found in [B]." With
+    nothing left it goes: a list of references that do not say what they are offered for misleads."""
+    idle_set = set(idle)
+    held = [r for r in sentence.citations if r.raw not in idle_set and r.ok]
+    if not held:
+        return ""
+    return f"The same is found in {' and '.join(f'[{_display(r)}]' for r in held)}."
+
+
+def _drop_refs(sentence_text: str, refs: set[str]) -> str:
+    """The sentence without these references (as written); brackets left empty go too."""
+    def fix(m: re.Match) -> str:
+        inner = m.group(1)
+        if not looks_like_citation(inner):
+            return m.group(0)
+        parsed = parse_bracket(inner)
+        keep = [r.raw for r in parsed if r.raw not in refs]
+        if len(keep) == len(parsed):
+            return m.group(0)
+        return f"[{'; '.join(keep)}]" if keep else ""
+
+    out = BRACKET.sub(fix, sentence_text)
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
+
+
+def _replace_sentence(text: str, old: str, new: str) -> str:
+    at = text.find(old)
+    if at < 0:
+        return text
+    before, after = text[:at], text[at + len(old):]
+    if not new:
+        # keep the paragraph's spacing: drop one separating space, never a newline
+        if before.endswith(" "):
+            before = before[:-1]
+        elif after.startswith(" "):
+            after = after[1:]
+    return before + new + after
+
+
+def _revision(claim: ClaimVerdict, retrieved_suttas: set[str] | None) -> str | None:
+    if claim.verdict != "unsupported" or retrieved_suttas is None:
+        return None
+    if not claim.evidence_ref or not claim.evidence_quote.strip() or claim.score < REVISE_MIN_SCORE:
+        return None
+    refs = find_citations(f"[{claim.evidence_ref}]")
+    if not refs or not refs[0].ok or not refs[0].seg_start:
+        return None
+    if (refs[0].sutta_id or "").lower() not in {s.lower() for s in retrieved_suttas}:
+        return None
+    quote = claim.evidence_quote.strip().strip("“”\"'‘’ ").rstrip(",;:—")
+    if len(quote.split()) < 3:
+        return None
+    return f"In {refs[0].sutta_id} the text reads: “{quote}” [{_display(refs[0])}]."
+
+
+def _with_mark(sentence_text: str, mark: str) -> str:
+    """The mark inside the sentence, before its full stop, so the sentence still ends where it did."""
+    body = sentence_text.rstrip()
+    m = re.search(r"[.!?…]+[”’\"')]*$", body)
+    if m:
+        return f"{body[:m.start()]} {mark}{body[m.start():]}"
+    return f"{body} {mark}."
+
+
+def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> str:
+    ev = find_citations(f"[{evidence_ref}]")
+    if not ev or not ev[0].ok or not ev[0].seg_start:
+        return sentence_text
+    e = ev[0]
+    assert e.sutta_id is not None  # ok
+    for ref in refs:
+        if not ref.ok or ref.sutta_id != e.sutta_id:
+            continue
+        precise = ref.seg_start and not ref.seg_end
+        if precise:
+            continue  # already segment-precise: the model's choice stands
+        if ref.seg_start and ref.seg_end:
+            uid = sutta_id_to_uid(e.sutta_id)
+            lo, hi = segment_key(f"{uid}:{ref.seg_start}"), segment_key(f"{uid}:{ref.seg_end}")
+            if not lo <= segment_key(f"{uid}:{e.seg_start}") <= hi:
+                continue
+        return sentence_text.replace(ref.raw, _display(e), 1)
+    return sentence_text
+
+
+# ---- an answer that cites nothing -------------------------------------------------------------------------------
+GROUND_MIN_COVERAGE = 0.3  # share of the question's weighted words the quoted window must hold
+GROUND_CANDIDATES = 5  # suttas, in retrieval order
+
+
+def ground_uncited(text: str, report, question: str, passages: list[Passage], index) -> tuple[str, list[ClaimVerdict]]:
+    """A draft with no citation left is a claim the reader cannot check. Mark its claims as uncited and add what
+    the closest retrieved passage actually says, quoted and cited, so the answer rests on the text. Returns the
+    text unchanged (and no claims) when no retrieved passage holds enough of the question to quote."""
+    quote = best_quote(question, passages, index)
+    if quote is None:
+        return text, []
+    claims: list[ClaimVerdict] = []
+    for v in getattr(report, "verdicts", []):
+        if v.verdict != "uncited":
+            continue
+        claim = claim_verdict(v)
+        claim.reason = "no passage cited for this; see the quoted passage instead"
+        claims.append(claim)
+        for sentence in split_sentences(text):
+            if sentence.plain == v.sentence and UNCITED_MARK not in sentence.text:
+                text = text.replace(sentence.text, _with_mark(sentence.text, UNCITED_MARK), 1)
+                break
+    return f"{text.rstrip()}\n\n{quote}", claims
+
+
+def best_quote(question: str, passages: list[Passage], index) -> str | None:
+    """The window of a retrieved sutta that holds most of the question's words, as a cited quotation."""
+    from tools.evidence import claim_tokens, words
+    from tools.query import QUERY_NOISE
+
+    tokens = [t for t in claim_tokens(question) if t not in QUERY_NOISE]
+    if not tokens:
+        return None
+    weights = index.weights(tokens)
+    best = None
+    for doc_id in list(dict.fromkeys(p.doc_id for p in passages))[:GROUND_CANDIDATES]:
+        view = index.sutta(doc_id)
+        if view is None:
+            continue
+        # "Alagaddūpama" names the sutta; no segment says it, so it must not count against every window
+        said = set().union(*(s.tokens for s in view.segments))
+        title = set(words(f"{view.doc.title} {view.doc.title_pali}"))
+        own = [t for t in tokens if t in said or not any(w.startswith(t[:6]) for w in title)]
+        for window in index.best_windows(view, own, weights, top=1):
+            if best is None or window.coverage > best.coverage:
+                best = window
+    if best is None or best.coverage < GROUND_MIN_COVERAGE:
+        return None
+    quote = " ".join(best.text.split()).strip("“”\"'‘’ ").rstrip(",;:—")
+    return f"What the closest passage says: In {best.sutta.sutta_id} the text reads: “{quote}” [{best.ref}]."
+
+
+def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
+    out: dict[str, Citation] = {}
+    for ref in find_citations(text):
+        if not ref.ok:
+            continue
+        key = _display(ref)
+        if key in out:
+            continue
+        passage = cmap.passage_for(ref)
+        if passage is not None:
+            ref.raw = key
+            out[key] = cmap.citation(ref, passage)
+    return list(out.values())
+
+
+def recorder_passages(recorder: TurnRecorder) -> list[Passage]:
+    return list(recorder.passages.values())

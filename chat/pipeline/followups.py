@@ -1,0 +1,81 @@
+"""Two or three reflective follow-up questions after an answer: asked of the model, built from the citations if
+the model's reply is unusable (or there is no time for it)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from chat.pipeline.answer import Citation
+from indexing.text import tokenize
+from prompts import load_prompt
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 100  # three short questions; a 1.5B model otherwise rambles on for 200+ tokens
+_LEAD = re.compile(r"^\s*(?:(?:answer|thought)\s*:\s*)?(?:[-*•]|\d+[.)]|q\d*[:.)])?\s*", re.IGNORECASE)
+
+
+def parse_followups(text: str, count: int = 3) -> list[str]:
+    out: list[str] = []
+    for line in text.splitlines():
+        line = _LEAD.sub("", line).strip().strip('"“”')
+        if not line.endswith("?") or len(line) < 12 or len(line) > 200:
+            continue
+        if line.lower() not in {q.lower() for q in out}:
+            out.append(line)
+        if len(out) == count:
+            break
+    return out
+
+
+def fallback_followups(question: str, citations: list[Citation], count: int = 3) -> list[str]:
+    """Questions that lead back into the cited texts, so each is answerable from the corpus."""
+    out: list[str] = []
+    first = citations[0] if citations else None
+    if first is not None:
+        name = f"{first.title} ({first.sutta_id})" if first.title and first.sutta_id else (first.sutta_id or first.ref)
+        out.append(f"What comes just after the passage at {first.ref}, and how does it develop the point?")
+        out.append(f"What is the setting of {name}: who is speaking, to whom, and why does it matter?")
+    others = [c for c in citations[1:] if c.sutta_id and first is not None and c.sutta_id != first.sutta_id]
+    if others and first is not None:
+        out.append(f"How does {others[0].sutta_id} treat this differently from {first.sutta_id}?")
+    # A term of the question that the cited texts also use: the texts' word, not the user's nickname for them.
+    cited_words = set(tokenize(" ".join(c.excerpt for c in citations)))
+    terms = [t for t in tokenize(question) if len(t) > 4 and (t in cited_words or not citations)]
+    if terms:
+        term = max(terms, key=len)
+        out.append(f"Where else in the discourses does the Buddha speak about {term}?")
+    out.append("How could this teaching be put into practice in daily life, according to the texts?")
+    return out[:count]
+
+
+async def generate_followups(llm, question: str, answer: str, citations: list[Citation], *, count: int = 3,
+                             timeout: float = 30.0, prefix: list[ChatMessage] | None = None) -> tuple[list[str], str]:
+    """(questions, source) where source is "model" or "fallback". `prefix`: the messages of the turn's last LLM
+    call; asking after them lets llama.cpp reuse their KV cache, so only the request itself is evaluated."""
+    sources = "; ".join(dict.fromkeys(f"{c.sutta_id} {c.title}".strip() for c in citations if c.sutta_id)) or "none"
+    prompt = load_prompt("followups", count=count, question=question, answer=_short(answer, 600), sources=sources)
+    if llm is not None:
+        from chat.pipeline.agent import with_max_tokens
+
+        llm = with_max_tokens(llm, MAX_TOKENS, lower=True)
+        try:
+            response = await asyncio.wait_for(
+                llm.achat([*(prefix or []), ChatMessage(role=MessageRole.USER, content=prompt)]), timeout
+            )
+            got = parse_followups(response.message.content or "", count)
+            if len(got) >= 2:
+                return got, "model"
+            log.info("follow-up reply unusable: %.200r", response.message.content)
+        except Exception as exc:  # any model failure: the fallback below is always good enough
+            log.info("follow-up generation failed: %s", exc)
+    return fallback_followups(question, citations, count), "fallback"
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"

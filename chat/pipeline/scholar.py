@@ -1,0 +1,384 @@
+"""The Scholar: one question in, a stream of events out, ending in a checked, cited `Answer`.
+
+    plan (deterministic) -> up-front retrieval -> ReAct agent (usually one LLM call) -> draft
+    -> citations mapped to retrieved passages -> claim verifier -> follow-ups -> memory
+
+It never raises for model failures: a malformed reply that survives its retry, the step limit or a dead model
+each end in the best answer available (a direct answer from the retrieved passages, or the passages themselves
+with status "failed").
+
+The turn runs as a task that puts its events on one queue, which `astream` reads: the turn's own tokens and final
+answer, and the tool steps, which start and end in worker threads (the planned calls, and the agent's tools that
+LlamaIndex runs in its executor) and reach the queue through the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from llama_index.core.agent.workflow import AgentInput, AgentOutput, AgentStream
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.memory import ChatMemoryBuffer
+
+from chat.errors import ChatError, user_message
+from chat.pipeline import checks
+from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
+from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep, failed_answer
+from chat.pipeline.followups import fallback_followups, generate_followups
+from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, PreviousTurn, SearchStep, make_plan
+from chat.pipeline.reply import AnswerFilter, clean_draft, looks_like_abstention, salvage
+from indexing.settings import ScholarSettings
+from indexing.vocabulary import ABSTAIN_SENTENCE
+from prompts import load_prompt
+from tools.function_tools import CanonTools, ToolBudget, ToolResult, build_tools, render_passages
+from tools.passages import Passage
+from tools.query import analyse_query
+from tools.turn import TraceEntry, TurnRecorder
+
+log = logging.getLogger(__name__)
+
+NOTES_MAX_TOKENS = 1100
+QA_BUDGET = ToolBudget(k=5, passage_chars=360)
+NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4)
+MIN_RELEVANCE = 0.34  # share of the question's content words found in the best passage; below it we abstain
+
+
+Emit = Callable[[Event | None], None]
+
+
+@dataclass
+class _Turn:
+    question: str
+    mode: str
+    session_id: str | None
+    requested_mode: str = ""  # as asked for, before the plan chose one
+    started: float = field(default_factory=time.perf_counter)
+    timings: dict[str, float] = field(default_factory=dict)
+    first_token: float | None = None
+    streamed: str = ""
+    last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
+
+    def mark(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings[stage] = round(self.timings.get(stage, 0.0) + now - since, 3)
+        return now
+
+
+class Scholar:
+    def __init__(self, settings: ScholarSettings, library, llm):
+        self.settings = settings
+        self.library = library
+        self.llm = llm
+
+    # ---- public API ------------------------------------------------------------------------------------------
+    async def astream(self, question: str, *, session_id: str | None = None, mode: str = "auto"
+                      ) -> AsyncIterator[Event]:
+        question = (question or "").strip()[: self.settings.max_input_chars]
+        turn = _Turn(question, mode, session_id, requested_mode=mode)
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        def from_thread(event: Event) -> None:
+            # A tool thread can outlive its reader: after the reader left and the loop closed there is no one to tell.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        recorder = TurnRecorder()
+        recorder.on_start = lambda e: from_thread(_step_event("start", e, recorder))
+        recorder.on_end = lambda e: from_thread(_step_event("end", e, recorder))
+        task = asyncio.create_task(self._produce(turn, recorder, queue.put_nowait))
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+                if isinstance(event, FinalEvent):
+                    break
+        finally:  # the reader went away (or the turn is over): stop the turn rather than finish it unread
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def aask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
+        final: Answer | None = None
+        async for event in self.astream(question, session_id=session_id, mode=mode):
+            if isinstance(event, FinalEvent):
+                final = event.answer
+        assert final is not None
+        return final
+
+    def ask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
+        return asyncio.run(self.aask(question, session_id=session_id, mode=mode))
+
+    # ---- the pipeline ----------------------------------------------------------------------------------------
+    async def _produce(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
+        try:
+            await self._run(turn, recorder, emit)
+        except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
+            log.exception("turn failed")
+            emit(FinalEvent(answer=failed_answer(
+                "Something went wrong while answering; the passages retrieved so far are listed below.",
+                user_message(exc) or f"{type(exc).__name__}: {exc}", checks.recorder_passages(recorder),
+                trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                session_id=turn.session_id, mode="notes" if turn.requested_mode == "notes" else "qa",
+                timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
+            )))
+        finally:
+            emit(None)  # the end of the stream, whatever happened
+
+    async def _run(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
+        memory = self._memory(turn.session_id)
+        previous: PreviousTurn | None = await memory.previous_turn() if memory else None
+        history = await memory.history_for_prompt() if memory else []
+
+        t = time.perf_counter()
+        analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
+        plan = make_plan(analysis, mode=turn.mode, previous=previous)
+        turn.mode = plan.mode
+        budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
+        canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
+        t = turn.mark("plan", t)
+
+        done = [(step, await asyncio.to_thread(_run_step, canon, step)) for step in plan.steps]
+        t = turn.mark("retrieve", t)
+
+        if not turn.question:
+            emit(FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question.")))
+            return
+        reason = self._nothing_relevant(plan, recorder, done)
+        if reason is not None:
+            answer = self._abstain(turn, recorder, plan, reason)
+            await self._remember(memory, turn, answer, plan)
+            emit(TokenEvent(text=answer.answer))
+            emit(FinalEvent(answer=answer))
+            return
+
+        # --- the agent ---
+        draft: str | None = None
+        error: str | None = None
+        llm = with_max_tokens(self.llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else self.llm
+        tools = build_tools(self.library, recorder, canon=canon)
+        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
+        user_msg = load_prompt("turn", question=turn.question, hints=plan.hints()).strip()
+        stream_filter = AnswerFilter()
+        turn.last_input = []
+        last_raw = ""
+        try:
+            handler = agent.run(
+                user_msg=user_msg,
+                memory=ChatMemoryBuffer.from_defaults(chat_history=history, token_limit=4000,
+                                                      tokenizer_fn=lambda s: s.split()),
+                max_iterations=self.settings.agent_max_steps,
+            )
+            async for ev in handler.stream_events():
+                if isinstance(ev, AgentInput):
+                    stream_filter.reset()
+                    turn.last_input = list(ev.input)
+                elif isinstance(ev, AgentStream):
+                    last_raw = ev.response
+                    new = stream_filter.feed(ev.response)
+                    if new:
+                        emit(self._token(turn, new))
+            result = cast(AgentOutput, await handler)
+            draft = str(result.response.content or "")
+            if turn.last_input:
+                turn.last_input.append(ChatMessage(role=MessageRole.ASSISTANT, content=last_raw or f"Answer: {draft}"))
+        except MalformedOutputError as exc:
+            log.info("falling back after malformed output")
+            draft = salvage(exc.raw)
+            error = "the model's replies did not follow the expected format"
+        except StepLimitError as exc:
+            error = str(exc)
+            log.info("agent stopped: %s", error)
+        except Exception as exc:  # model errors, timeouts
+            error = user_message(exc) or f"{type(exc).__name__}: {exc}"
+            log.info("agent stopped: %s", error)
+        t = turn.mark("agent", t)
+
+        if draft is not None:
+            draft = clean_draft(draft)
+        if not draft:
+            draft = None
+            try:
+                await self._direct_answer(llm, turn, recorder, plan, emit)
+                draft = clean_draft(turn.streamed) or None
+            except Exception as exc:
+                error = (error + "; " if error else "") + (user_message(exc) or f"{type(exc).__name__}: {exc}")
+                log.info("direct answer failed too: %s", exc)
+            t = turn.mark("fallback", t)
+
+        # --- checks ---
+        answer = await self._finish(turn, recorder, plan, draft, error)
+        t = turn.mark("finish", t)
+        if not turn.streamed and answer.answer:
+            emit(self._token(turn, answer.answer))
+        await self._remember(memory, turn, answer, plan)
+        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
+        if turn.first_token is not None:
+            answer.timings["first_token"] = round(turn.first_token, 3)
+        emit(FinalEvent(answer=answer))
+
+    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit) -> None:
+        """Answer from the passages already retrieved, without the ReAct format (the fallback path)."""
+        passages = checks.recorder_passages(recorder)[: NOTES_BUDGET.k if plan.mode == "notes" else QA_BUDGET.k]
+        if not passages:
+            raise ChatError("nothing was retrieved to answer from")
+        system = load_prompt("system").strip() + "\n\n" + load_prompt(
+            "notes_rules" if plan.mode == "notes" else "answer_rules").strip()
+        user = load_prompt("fallback_user", passages=render_passages(passages, QA_BUDGET.passage_chars),
+                           question=turn.question)
+        turn.streamed = ""
+        messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
+                    ChatMessage(role=MessageRole.USER, content=user)]
+        stream = await llm.astream_chat(messages)
+        async for chunk in stream:
+            if chunk.delta:
+                emit(self._token(turn, chunk.delta))
+        turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=turn.streamed)]
+
+    async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
+                      error: str | None) -> Answer:
+        passages = checks.recorder_passages(recorder)
+        base: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                    session_id=turn.session_id, mode=plan.mode)
+        if draft is None:
+            return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
+                                 "listed below.", error or "the language model gave no answer", passages, **base)
+        if looks_like_abstention(draft):
+            return Answer(answer=ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
+
+        t = time.perf_counter()
+        cmap = checks.CitationMap(passages, self.library.docstore)
+        verify = self._verifier(recorder)
+        text, dropped = checks.drop_unretrieved(draft, cmap)
+        if dropped:
+            log.info("removed citations to passages not retrieved: %s", dropped)
+        text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
+        checked = await asyncio.to_thread(checks.narrow_and_mark, text, verify, set(cmap.suttas()))
+        citations = checks.citations_of(checked.text, cmap)
+        draft_cited = bool(citations)
+        if not citations and passages:
+            checked.text, uncited = checks.ground_uncited(checked.text, checked.report, turn.question, passages,
+                                                        self.library.evidence)
+            checked.unsupported.extend(uncited)
+            citations = checks.citations_of(checked.text, cmap)
+        turn.timings["verify"] = round(time.perf_counter() - t, 3)
+
+        t = time.perf_counter()
+        follow_ups, source = await generate_followups(self.llm, turn.question, checked.text, citations,
+                                                      prefix=turn.last_input or None)
+        turn.timings["followups"] = round(time.perf_counter() - t, 3)
+        log.debug("follow-ups from %s; %d citations added, %d narrowed, %d dropped", source, added,
+                  checked.narrowed, len(dropped))
+        return Answer(
+            answer=checked.text,
+            citations=citations,
+            unsupported_claims=checked.unsupported,
+            follow_ups=follow_ups or fallback_followups(turn.question, citations),
+            status="answered",
+            # the model's own words cited nothing: whatever was quoted for it, they remain unchecked
+            confidence=checked.confidence if draft_cited else min(checked.confidence, 0.2),
+            error=error,
+            **base,
+        )
+
+    # ---- pieces --------------------------------------------------------------------------------------------
+    def _token(self, turn: _Turn, text: str) -> TokenEvent:
+        if turn.first_token is None:
+            turn.first_token = time.perf_counter() - turn.started
+        turn.streamed += text
+        return TokenEvent(text=text)
+
+    def _verifier(self, recorder: TurnRecorder):
+        verifier = self.library.verifier(dense=True)
+
+        def verify(text: str):
+            return verifier.verify(text, recorder, mode="local")
+        return verify
+
+    def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder,
+                          done: list[tuple[PlannedStep, ToolResult]]) -> str | None:
+        """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown,
+        or a search whose best passage shares too few of the question's content words."""
+        if not plan.steps or plan.follow_up in ("next", "before"):
+            return None
+        passages = checks.recorder_passages(recorder)
+        if plan.sutta_ids or plan.aliases:
+            lookups = [result for step, result in done if isinstance(step, LookupStep)]
+            errors = [result.error for result in lookups if result.error is not None]
+            if errors and len(errors) == len(lookups) and not passages:
+                return errors[0]
+            return None
+        if not passages:
+            return "No passage matched the question."
+        index = self.library.evidence
+        best = max(relevance(plan.search_query or plan.question, p, index.weights) for p in passages)
+        log.debug("best relevance %.2f", best)
+        if best < MIN_RELEVANCE:
+            return f"The closest passages share too little with the question (overlap {best:.2f})."
+        return None
+
+    def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
+        text = ABSTAIN_SENTENCE
+        if reason and reason.startswith("There is no"):
+            text += " " + reason
+        return Answer(
+            answer=text, status="abstained", confidence=1.0, citations=[],
+            trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+            session_id=turn.session_id, mode=plan.mode, error=None,
+            timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
+        )
+
+    def _memory(self, session_id: str | None):
+        if not session_id:
+            return None
+        from chat.pipeline.memory import SessionMemory
+
+        return SessionMemory(self.settings.resolved_memory_db, session_id)
+
+    async def _remember(self, memory, turn: _Turn, answer: Answer, plan: Plan) -> None:
+        if memory is None:
+            return
+        try:
+            await memory.add_turn(turn.question, answer.answer, cited_refs=[c.ref for c in answer.citations],
+                                  search_query=plan.search_query, status=answer.status)
+        except Exception as exc:  # losing one turn of memory must not lose the answer
+            log.warning("could not save the turn to memory: %s", exc)
+
+
+def relevance(question: str, passage: Passage, weights=None) -> float:
+    """IDF-weighted share of the question's content words found in the passage or its title. Words the corpus
+    never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
+    from indexing.text import tokenize
+    from tools.query import QUERY_NOISE
+
+    q = list(dict.fromkeys(t for t in tokenize(question) if t not in QUERY_NOISE and len(t) > 2))
+    if not q:
+        return 1.0
+    w = weights(q) if weights is not None else {t: 1.0 for t in q}
+    have = set(tokenize(f"{passage.title} {passage.text}"))
+    total = sum(w.values()) or 1.0
+    return sum(w[t] for t in q if t in have) / total
+
+
+def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:
+    if isinstance(step, LookupStep):
+        return canon.lookup_named(step.sutta, step.query)
+    if isinstance(step, SearchStep):
+        return canon.search_passages(step.query, step.collection or "", k=canon.budget.k)
+    assert isinstance(step, ExpandStep)
+    return canon.expand_context(step.ref, before=step.before, after=step.after)
+
+
+def _trace(recorder: TurnRecorder) -> list[TraceStep]:
+    return [TraceStep(**e.to_dict()) for e in recorder.trace]
+
+
+def _step_event(phase: Literal["start", "end"], entry: TraceEntry, recorder: TurnRecorder) -> StepEvent:
+    index = next((i for i, e in enumerate(recorder.trace) if e is entry), len(recorder.trace))
+    step = TraceStep(**entry.to_dict())
+    return StepEvent(phase=phase, step_id=f"{index}-{entry.tool}", step=step)

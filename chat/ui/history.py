@@ -1,0 +1,159 @@
+"""Chat history on SQLite through Chainlit's SQLAlchemy data layer, and a local folder for its side elements.
+
+Chainlit does not create the data layer's tables; `ensure_schema` does, with the columns Chainlit 2.12 writes
+(its documented schema plus `modes`, `autoCollapse`, `icon`, `props`, `autoPlay`, `playerConfig`). Elements (the
+passage panels, trace files) need a storage client to be persisted; `LocalFileStorage` keeps them under
+<chat_db folder>/files and `file_route` serves them back, to their owner only, when a past chat is reopened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.data.storage_clients.base import BaseStorageClient
+
+log = logging.getLogger(__name__)
+
+FILES_ROUTE = "/scholar-files"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    "id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL, "createdAt" TEXT
+);
+CREATE TABLE IF NOT EXISTS threads (
+    "id" TEXT PRIMARY KEY, "createdAt" TEXT, "name" TEXT, "userId" TEXT, "userIdentifier" TEXT, "tags" TEXT,
+    "metadata" TEXT, FOREIGN KEY ("userId") REFERENCES users("id") ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS steps (
+    "id" TEXT PRIMARY KEY, "name" TEXT NOT NULL, "type" TEXT NOT NULL, "threadId" TEXT NOT NULL, "parentId" TEXT,
+    "streaming" BOOLEAN NOT NULL, "waitForAnswer" BOOLEAN, "isError" BOOLEAN, "metadata" TEXT, "tags" TEXT,
+    "input" TEXT, "output" TEXT, "createdAt" TEXT, "command" TEXT, "modes" TEXT, "start" TEXT, "end" TEXT,
+    "generation" TEXT, "showInput" TEXT, "language" TEXT, "indent" INT, "defaultOpen" BOOLEAN,
+    "autoCollapse" BOOLEAN, "icon" TEXT,
+    FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS elements (
+    "id" TEXT PRIMARY KEY, "threadId" TEXT, "type" TEXT, "url" TEXT, "chainlitKey" TEXT, "name" TEXT NOT NULL,
+    "display" TEXT, "objectKey" TEXT, "size" TEXT, "page" INT, "language" TEXT, "forId" TEXT, "mime" TEXT,
+    "props" TEXT, "autoPlay" BOOLEAN, "playerConfig" TEXT,
+    FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS feedbacks (
+    "id" TEXT PRIMARY KEY, "forId" TEXT NOT NULL, "threadId" TEXT NOT NULL, "value" INT NOT NULL, "comment" TEXT,
+    FOREIGN KEY ("threadId") REFERENCES threads("id") ON DELETE CASCADE
+);
+"""
+
+
+def ensure_schema(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+
+
+def ensure_user(db_path: Path, identifier: str) -> None:
+    """Create a user row up front. Chainlit creates users on first login with get-then-insert, so many browser
+    tabs logging in as the same local reader at once race on the UNIQUE identifier and all but one fail."""
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(
+            'INSERT OR IGNORE INTO users ("id", "identifier", "metadata", "createdAt") VALUES (?, ?, ?, ?)',
+            (str(uuid.uuid4()), identifier, "{}", datetime.now(UTC).isoformat()),
+        )
+
+
+class LocalFileStorage(BaseStorageClient):
+    """Element payloads as files named by a hash of their object key (keys hold user text: never a path)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, object_key: str) -> Path:
+        return self.root / hashlib.sha256(object_key.encode("utf-8")).hexdigest()
+
+    @staticmethod
+    def owner(object_key: str) -> str:
+        return object_key.split("/", 1)[0]
+
+    async def upload_file(self, object_key: str, data: bytes | str, mime: str = "application/octet-stream",
+                          overwrite: bool = True, content_disposition: str | None = None) -> dict[str, Any]:
+        path = self._path(object_key)
+        if path.exists() and not overwrite:
+            return {"object_key": object_key, "url": await self.get_read_url(object_key)}
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        path.write_bytes(payload)
+        path.with_suffix(".mime").write_text(mime, encoding="utf-8")
+        return {"object_key": object_key, "url": await self.get_read_url(object_key)}
+
+    async def delete_file(self, object_key: str) -> bool:
+        path = self._path(object_key)
+        for p in (path, path.with_suffix(".mime")):
+            p.unlink(missing_ok=True)
+        return True
+
+    async def get_read_url(self, object_key: str) -> str:
+        digest = self._path(object_key).name
+        return f"{FILES_ROUTE}/{quote(self.owner(object_key), safe='')}/{digest}"
+
+    def read(self, owner: str, digest: str) -> tuple[bytes, str] | None:
+        if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
+            return None
+        path = self.root / digest
+        if not path.is_file():
+            return None
+        mime_path = path.with_suffix(".mime")
+        mime = mime_path.read_text(encoding="utf-8") if mime_path.exists() else "application/octet-stream"
+        return path.read_bytes(), mime
+
+    async def close(self) -> None:
+        return None
+
+
+class SQLiteDataLayer(SQLAlchemyDataLayer):
+    """Chainlit's layer binds some values (step `modes`, `tags`) as Python dicts/lists, which PostgreSQL adapts
+    and SQLite refuses; encode them as JSON text so such a step is stored instead of silently dropped."""
+
+    async def execute_sql(self, query: str, parameters: dict):
+        encoded = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in parameters.items()}
+        return await super().execute_sql(query, encoded)
+
+
+def build_data_layer(db_path: Path) -> tuple[SQLAlchemyDataLayer, LocalFileStorage]:
+    ensure_schema(db_path)
+    storage = LocalFileStorage(db_path.parent / "files")
+    layer = SQLiteDataLayer(f"sqlite+aiosqlite:///{db_path}", storage_provider=storage)
+    return layer, storage
+
+
+def mount_file_route(app, storage: LocalFileStorage) -> None:
+    """Serve stored elements to the user who owns them, from the first place in the route table: Chainlit includes
+    its routes as one router that ends in a catch-all UI route, which would otherwise answer these paths with the
+    UI page. A second call (Chainlit reloading the app) replaces the first route."""
+    from chainlit.auth import get_current_user
+    from fastapi import Depends, HTTPException, Response
+
+    async def serve_element(owner: str, digest: str, user=Depends(get_current_user)) -> Response:
+        if user is None or getattr(user, "id", None) != owner:
+            raise HTTPException(status_code=404, detail="Not found")
+        found = storage.read(owner, digest)
+        if found is None:
+            raise HTTPException(status_code=404, detail="Not found")
+        data, mime = found
+        # Served as inert text/JSON; never as HTML, whatever the stored mime says.
+        safe_mime = mime if mime in ("text/plain", "application/json") else "application/octet-stream"
+        return Response(content=data, media_type=safe_mime, headers={"X-Content-Type-Options": "nosniff"})
+
+    path = FILES_ROUTE + "/{owner}/{digest}"
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) != path]
+    app.add_api_route(path, serve_element, methods=["GET"])
+    app.router.routes.insert(0, app.router.routes.pop())

@@ -1,0 +1,133 @@
+"""How the chat comes up: `scholar chat` starts `chainlit run chat/ui/app.py` as a child process (`run_chat`), and
+inside that process `start` configures Chainlit before the first request.
+
+Chainlit reads chainlit.md and public/ from its app root and writes .chainlit/ (config.toml, translations, made
+with defaults when missing) and .files/ (uploads) there. The app root is the repository (CHAINLIT_APP_ROOT), where
+chainlit.md and public/ are committed and .chainlit/ and .files/ are gitignored. Our UI settings are applied in
+code by `start`, so the generated config.toml never needs editing or committing. Chainlit is imported only
+inside `start`: importing it writes those folders into the working directory, which for `scholar chat` is the
+reader's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from chat.runtime import Runtime
+from indexing.settings import ScholarSettings
+
+log = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parents[2]
+APP = REPO / "chat" / "ui" / "app.py"
+STOP_GRACE_SECONDS = 10
+ASSISTANT = "Canon Scholar"
+
+
+# ---- inside the Chainlit process ----------------------------------------------------------------------------
+def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
+    """Configure Chainlit for this process and return the runtime the handlers answer with: UI choices, chat
+    history, login, the stored-element route and the JSON API at /api, both ahead of Chainlit's catch-all UI route.
+    Calling it again (Chainlit reloading the app) replaces what the previous call set up."""
+    import chainlit as cl
+    from chainlit.config import config as cl_config
+    from chainlit.server import app as server_app
+
+    from chat.api.routes import mount_api
+    from chat.ui.auth import LOCAL_READER, check_password, ensure_auth_secret, parse_users
+    from chat.ui.history import build_data_layer, ensure_user, mount_file_route
+
+    # A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
+    runtime = runtime or Runtime(settings, llm_retry_after_s=0)
+
+    # UI choices live in code, not in .chainlit/config.toml (generated with defaults at start and gitignored).
+    cl_config.ui.name = ASSISTANT
+    cl_config.ui.description = "A cited assistant for the Pali canon (SuttaCentral, English and Pali)."
+    cl_config.ui.cot = "tool_call"
+    cl_config.ui.custom_css = "/public/scholar.css"
+    cl_config.features.unsafe_allow_html = False
+    cl_config.features.latex = False
+    cl_config.features.edit_message = False  # an edited question would fork the chat's memory
+    cl_config.features.spontaneous_file_upload.enabled = False
+
+    layer, storage = build_data_layer(settings.resolved_chat_db)
+    cl.data_layer(lambda: layer)
+    ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
+    users = parse_users(settings.chat_users)
+    if users:
+        async def password_login(username: str, password: str) -> cl.User | None:
+            if check_password(users, username, password):
+                return cl.User(identifier=username, metadata={"provider": "credentials"})
+            return None
+
+        cl.password_auth_callback(password_login)
+        cl_config.code.header_auth_callback = None
+    else:
+        ensure_user(settings.resolved_chat_db, LOCAL_READER)
+
+        async def local_reader(headers) -> cl.User | None:
+            return cl.User(identifier=LOCAL_READER, metadata={"provider": "local"})
+
+        cl.header_auth_callback(local_reader)
+        cl_config.code.password_auth_callback = None
+
+    mount_file_route(server_app, storage)
+    mount_api(server_app, runtime)
+    return runtime
+
+
+# ---- `scholar chat` -----------------------------------------------------------------------------------------
+def chainlit_command(host: str, port: int, headless: bool) -> list[str]:
+    cmd = [sys.executable, "-m", "chainlit", "run", str(APP), "--host", host, "--port", str(port)]
+    if headless:
+        cmd.append("--headless")
+    return cmd
+
+
+def chainlit_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env["CHAINLIT_APP_ROOT"] = str(REPO)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    env.setdefault("ANONYMIZED_TELEMETRY", "False")
+    # The repo on sys.path so `chat`, `tools`, `indexing` import even without the editable install.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def run_chat(args, settings: ScholarSettings) -> int:
+    cmd = chainlit_command(args.host, args.port, args.headless)
+    log.info("starting the chat on http://%s:%d (index %s)", args.host, args.port, settings.index_dir)
+    if not (settings.index_dir / "docstore.sqlite").exists():
+        log.warning("no index at %s yet: the chat will start, but run `scholar ingest` before asking",
+                    settings.index_dir)
+    child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env())
+
+    def kill_if_running() -> None:
+        if child.poll() is None:
+            child.kill()
+
+    def stop(signum, _frame) -> None:  # `kill <scholar chat>` must not leave the server running
+        child.send_signal(signum)
+        # uvicorn waits for worker threads, and a local LLM mid-generation can take minutes: don't wait for it
+        threading.Timer(STOP_GRACE_SECONDS, kill_if_running).start()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:  # the terminal already sent SIGINT to the child too
+        try:
+            return child.wait(timeout=10) or 130
+        except subprocess.TimeoutExpired:
+            child.kill()
+            return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if child.poll() is None:
+            child.terminate()

@@ -1,0 +1,155 @@
+"""Pure text helpers for the Chainlit chat: what the reader sees, as Markdown that cannot carry HTML or links.
+
+Chainlit renders message and element content as Markdown (raw HTML off). Model and corpus text are still
+escaped here so a document or an answer cannot inject an image, a link or markup. Citations become clickable
+because the app attaches a side element whose *name* is the citation's ref; Chainlit links every occurrence of
+an element name in the message, so the answer text needs no link syntax of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
+from indexing.vocabulary import WARNING_ICON
+
+# Backslash, brackets and angle brackets are enough to make model text inert: no link, image, autolink or HTML
+# can be formed without them. Mapping char by char keeps the escape correct across streamed token boundaries.
+_ANSWER_ESCAPES = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "<": "\\<", ">": "\\>"})
+# Corpus text is shown verbatim, so every Markdown metacharacter is neutralised (also `|` for table cells).
+_CORPUS_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
+
+FOLLOW_UP_LABEL_CHARS = 90
+
+
+def escape_answer(text: str) -> str:
+    return text.translate(_ANSWER_ESCAPES)
+
+
+def escape_corpus(text: str) -> str:
+    return _CORPUS_SPECIALS.sub(r"\\\1", " ".join(text.split()))
+
+
+def check_input(text: str, max_chars: int) -> str | None:
+    """Why a question is refused, or None when it can be asked."""
+    stripped = text.strip()
+    if not stripped:
+        return "Please type a question — for example *What does the Fire Sermon say is burning?*"
+    if len(stripped) > max_chars:
+        return (
+            f"That message is {len(stripped):,} characters long; the limit is {max_chars:,}. "
+            "Please ask a shorter question (you can quote just the passage you mean)."
+        )
+    return None
+
+
+def render_answer(answer: Answer) -> str:
+    """The final message: the escaped answer (the pipeline has already marked or replaced its unsupported
+    sentences in the text), the flagged sentences listed with their reasons, and a note for abstentions and
+    failures."""
+    body = escape_answer(answer.answer.strip())
+    parts = []
+    if answer.status == "failed":
+        parts.append(f"**The language model could not answer.** {escape_answer(answer.error or '')}".strip())
+        if answer.citations:
+            parts.append("The passages found for your question are listed below; open a reference to read it.")
+    elif answer.status == "abstained":
+        parts.append("*I could not find this in the indexed texts, so I will not guess.*")
+    if body:
+        parts.append(body)
+    flagged = [v for v in answer.unsupported_claims if v.verdict != "supported"]
+    if flagged:
+        notes = [f"> {WARNING_ICON} **Not supported by the cited passages** — please check these:"]
+        for v in flagged:
+            notes.append(f"> - “{escape_answer(_short(v.sentence, 160))}” — {escape_answer(_reason(v))}")
+        parts.append("\n".join(notes))
+    if answer.citations and answer.status != "failed":
+        parts.append("**Sources:** " + " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations)))
+    elif answer.citations:
+        refs = " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations))
+        parts.append(f"**Passages found:** {refs}")
+    return "\n\n".join(parts)
+
+
+def _reason(v: ClaimVerdict) -> str:
+    reason = v.reason or {"unsupported": "the cited passage does not say this", "partial": "only partly supported",
+                          "uncited": "no citation given"}.get(v.verdict, v.verdict)
+    if v.evidence_ref:
+        reason += f" (checked against {v.evidence_ref})"
+    if v.revised_to == "":
+        reason += "; removed from the answer"
+    elif v.pointer and v.revised_to:
+        reason += f"; now cites only what holds it: {v.revised_to}"
+    elif v.verdict == "partial" and v.revised_to:
+        reason += "; the unsupported part was taken out of the answer"
+    elif v.revised_to:
+        reason += "; replaced in the answer by the passage's own words"
+    return reason
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def unique_citations(citations: Iterable[Citation]) -> list[Citation]:
+    seen: dict[str, Citation] = {}
+    for c in citations:
+        seen.setdefault(c.ref, c)
+    return list(seen.values())
+
+
+def follow_up_label(question: str) -> str:
+    return _short(question, FOLLOW_UP_LABEL_CHARS)
+
+
+def step_input(step: TraceStep) -> str:
+    return json.dumps(step.input, ensure_ascii=False, indent=2, default=str)
+
+
+def step_output(step: TraceStep) -> str:
+    """The tool's readable summary as an escaped Markdown block, its duration and any error."""
+    lines = [escape_corpus_line(line) for line in (step.output_summary or "").splitlines() if line.strip()]
+    out = "  \n".join(lines) if lines else "*(no output)*"
+    if step.error:
+        out = f"**Error:** {escape_corpus_line(step.error)}\n\n{out}"
+    return f"{out}\n\n*{step.duration_ms:,.0f} ms*"
+
+
+def escape_corpus_line(line: str) -> str:
+    """Like escape_corpus but keeps leading indentation readable (as non-breaking spaces)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return "\u00a0" * indent + escape_corpus(line)
+
+
+def trace_json(answer: Answer, question: str) -> bytes:
+    payload = {"question": question, **answer.model_dump(mode="json")}
+    return json.dumps(payload, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def passage_markdown(citation: Citation, *, title: str, collection: str, rows: list[tuple[str, str, str, bool]],
+                     note: str = "") -> str:
+    """Side panel for one citation: heading, then segment | English | Pali with the cited rows highlighted.
+
+    rows: (segment ref, English, Pali, cited?) in reading order, already cut to the context window.
+    """
+    head = [f"### {escape_corpus(citation.ref)} — {escape_corpus(title or citation.title or '')}".rstrip(" —")]
+    meta = [m for m in (collection, citation.sutta_id) if m]
+    if meta:
+        head.append(" · ".join(escape_corpus(m) for m in dict.fromkeys(meta)))
+    if note:
+        head.append(f"*{escape_corpus(note)}*")
+    if not rows:
+        body = [escape_corpus(citation.excerpt or "(no text stored for this passage)")]
+        if citation.pali:
+            body.append(f"*{escape_corpus(citation.pali)}*")
+        return "\n\n".join(head + body)
+    table = ["| | English | Pāli |", "|---|---|---|"]
+    for ref, en, pali, cited in rows:
+        cells = [f"▶ {escape_corpus(ref)}" if cited else escape_corpus(ref), escape_corpus(en), escape_corpus(pali)]
+        if cited:
+            cells = [f"**{c}**" if c else c for c in cells]
+        table.append("| " + " | ".join(c or " " for c in cells) + " |")
+    return "\n\n".join(head) + "\n\n" + "\n".join(table)

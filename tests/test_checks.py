@@ -1,0 +1,119 @@
+"""Unsupported sentences: replaced by the cited text's own words when the evidence was retrieved, else marked."""
+
+from dataclasses import dataclass, field
+
+from chat.pipeline import checks
+from tools.references import find_citations
+from tools.verifier import Evidence, Verdict
+
+DRAFT = (
+    "The Buddha told the bandit to stop in the Discourse on Loving-kindness [MN 86:5.1–5.14]. "
+    "He then walked on calmly [MN 86:5.1–5.14]."
+)
+WRONG = "The Buddha told the bandit to stop in the Discourse on Loving-kindness."
+
+
+def _Verdict(sentence: str, verdict: str, reason: str = "", evidence_ref: str | None = None, evidence_quote: str = "",
+             score: float = 0.0, idle_citations: list[str] | None = None, pointer: bool = False) -> Verdict:
+    """The verifier's own Verdict, its evidence parsed from a reference like the verifier would hold it."""
+    evidence = None
+    if evidence_ref:
+        ref = find_citations(f"[{evidence_ref}]")[0]
+        evidence = Evidence(ref.sutta_id, ref.seg_start, ref.seg_end, evidence_ref, evidence_quote, score)
+    return Verdict(sentence, verdict, reason, evidence, score, idle_citations=list(idle_citations or []),
+                   pointer=pointer)
+
+
+@dataclass
+class _Report:
+    verdicts: list = field(default_factory=list)
+    confidence: float = 0.5
+
+
+def _verify(score: float):
+    def verify(text: str) -> _Report:
+        return _Report([
+            _Verdict(WRONG, "unsupported", "not in the cited text (missing: kindness)", "MN 86:5.9",
+                     "“I’ve stopped, Aṅgulimāla—now you stop.”", score),
+            _Verdict("He then walked on calmly.", "supported", "", "MN 86:5.2", "walked", 0.8),
+        ])
+    return verify
+
+
+def test_unsupported_sentence_is_replaced_by_the_retrieved_evidence():
+    checked = checks.narrow_and_mark(DRAFT, _verify(0.6), {"MN 86"})
+    assert "Loving-kindness" not in checked.text
+    assert "In MN 86 the text reads: “I’ve stopped, Aṅgulimāla—now you stop.” [MN 86:5.9]." in checked.text
+    assert checks.UNSUPPORTED_MARK not in checked.text
+    [claim] = checked.unsupported
+    assert claim.sentence == WRONG and claim.revised_to and "MN 86:5.9" in claim.revised_to
+
+
+def test_weak_or_unretrieved_evidence_is_only_marked():
+    for score, retrieved in ((0.1, {"MN 86"}), (0.6, {"MN 21"}), (0.6, None)):
+        checked = checks.narrow_and_mark(DRAFT, _verify(score), retrieved)
+        assert "Loving-kindness" in checked.text
+        assert checks.UNSUPPORTED_MARK in checked.text
+        assert checked.unsupported[0].revised_to is None
+
+
+POINTING = ("The skin of his belly stuck to his backbone [MN 202:2.1]. "
+            "This is found in [MN 202:2.1–2.2], [SN 15.2:1.3] and [AN 4.95]. He ate little [MN 202:2.1].")
+POINTER = "This is found in, and."
+
+
+def _pointer_verify(idle: list[str], label: str):
+    def verify(text: str) -> _Report:
+        return _Report([
+            _Verdict("The skin of his belly stuck to his backbone.", "supported", "", "MN 202:2.1", "backbone", 0.9),
+            _Verdict(POINTER, label, "points back", "MN 202:2.1", "", 1.0, idle_citations=idle, pointer=True),
+        ])
+    return verify
+
+
+def test_pointer_sentence_keeps_only_the_references_that_hold_the_claim():
+    checked = checks.narrow_and_mark(POINTING, _pointer_verify(["SN 15.2:1.3", "AN 4.95"], "partial"), {"MN 202"})
+    assert "The same is found in [MN 202:2.1–2.2]. He ate little" in checked.text
+    assert "SN 15.2" not in checked.text and "AN 4.95" not in checked.text
+    assert checks.UNSUPPORTED_MARK not in checked.text and checks.PARTIAL_MARK not in checked.text
+    [claim] = checked.unsupported
+    assert claim.pointer and claim.idle_citations == ["SN 15.2:1.3", "AN 4.95"]
+    assert claim.revised_to == "The same is found in [MN 202:2.1–2.2]."
+
+
+def test_pointer_sentence_whose_references_hold_nothing_is_removed():
+    idle = ["MN 202:2.1–2.2", "SN 15.2:1.3", "AN 4.95"]
+    checked = checks.narrow_and_mark(POINTING, _pointer_verify(idle, "unsupported"), {"MN 202"})
+    assert checked.text == "The skin of his belly stuck to his backbone [MN 202:2.1]. He ate little [MN 202:2.1]."
+    assert checked.unsupported[0].revised_to == ""
+
+
+def test_idle_reference_is_dropped_from_a_supported_sentence():
+    text = "Purity is a personal matter [MN 201:3.1; MN 202:2.2]. No one purifies another [MN 201:3.1] [MN 202]."
+
+    def verify(_text):
+        return _Report([
+            _Verdict("Purity is a personal matter.", "supported", "", "MN 201:3.1", "", 0.9,
+                     idle_citations=["MN 202:2.2"]),
+            _Verdict("No one purifies another.", "supported", "", "MN 201:3.1", "", 0.9, idle_citations=["MN 202"]),
+        ])
+
+    checked = checks.narrow_and_mark(text, verify, {"MN 201", "MN 202"})
+    assert checked.text == "Purity is a personal matter [MN 201:3.1]. No one purifies another [MN 201:3.1]."
+    assert checked.unsupported == []
+
+
+def test_the_grounding_quote_is_not_held_back_by_the_suttas_own_name(tmp_path_factory, monkeypatch):
+    from tools.passages import Passage
+
+    from helpers_tools import open_library
+
+    library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
+    index = library.evidence
+    passages = [Passage.from_chunk(c) for c in library.docstore.chunks_of("sn35.28")]
+    # "Ādittapariyāya" is the sutta's Pali title, in no segment; weighed as a missing word it sank every window.
+    # A window holding every other word of the question must count as holding all of it.
+    monkeypatch.setattr(checks, "GROUND_MIN_COVERAGE", 0.95)
+    quote = checks.best_quote("In the Ādittapariyāya Sutta, what is burning with greed?", passages, index)
+    assert quote is not None and quote.startswith("What the closest passage says: In SN 35.28 the text reads:")
+    assert "greed" in quote

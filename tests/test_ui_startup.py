@@ -1,0 +1,91 @@
+"""`launch.start` against Chainlit's real server app: our routes answer ahead of its catch-all UI route.
+
+Chainlit includes its routes as one router ending in `/{full_path:path}`, which serves the UI page for every GET
+path; a route appended after it, or inserted "before the catch-all" found by path in the flat route list, is never
+reached. So these tests use `chainlit.server.app` itself, not a stand-in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fastapi.testclient import TestClient
+
+from chat.runtime import Runtime
+from chat.ui.history import FILES_ROUTE, build_data_layer
+
+from helpers_tools import open_library
+
+
+@pytest.fixture
+def chainlit_app(monkeypatch):
+    """chainlit.server.app, with its routes and our callbacks put back afterwards."""
+    from chainlit.config import config as cl_config
+    from chainlit.server import app
+
+    monkeypatch.setattr(app.router, "routes", list(app.router.routes))
+    for name in ("data_layer", "header_auth_callback", "password_auth_callback"):
+        monkeypatch.setattr(cl_config.code, name, getattr(cl_config.code, name))
+    monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
+    return app
+
+
+@pytest.fixture
+def runtime(tmp_path_factory, tmp_path):
+    library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
+    settings = library.settings.model_copy(update={"chat_db": tmp_path / "chat" / "history.sqlite",
+                                                   "chat_users": "", "llm_provider": "scripted"})
+    return Runtime(settings, library=library)
+
+
+def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, runtime, monkeypatch):
+    from chainlit.auth import get_current_user
+    from chainlit.user import PersistedUser
+
+    from chat.ui.launch import start
+
+    assert start(runtime.settings, runtime) is runtime
+    client = TestClient(chainlit_app)
+
+    health = client.get("/api/health")
+    assert health.status_code == 200 and health.json()["index"]["loaded"] is True
+    found = client.post("/api/search", json={"query": "all is burning", "k": 3}).json()
+    assert found["passages"][0]["sutta_id"] == "SN 35.28"
+    assert "/query" in client.get("/api/openapi.json").json()["paths"]
+
+    # an element stored by the history layer is served to its owner, never the UI page in its place
+    _, storage = build_data_layer(runtime.settings.resolved_chat_db)
+    stored = asyncio.run(storage.upload_file("owner-1/el-1/SN 35.28:1.3", "the panel", mime="text/plain"))
+    assert stored["url"].startswith(FILES_ROUTE + "/owner-1/")
+    owner = PersistedUser(id="owner-1", identifier="reader", createdAt="2025-01-01")
+    monkeypatch.setitem(chainlit_app.dependency_overrides, get_current_user, lambda: owner)
+    response = client.get(stored["url"])
+    assert response.status_code == 200 and response.text == "the panel"
+    monkeypatch.setitem(chainlit_app.dependency_overrides, get_current_user, lambda: None)
+    assert client.get(stored["url"]).status_code == 404
+
+    # everything else is still Chainlit's
+    page = client.get("/some/thread/page")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+
+
+def test_starting_again_replaces_the_routes_and_sets_the_login(chainlit_app, runtime):
+    import os
+
+    from chainlit.config import config as cl_config
+
+    from chat.ui.launch import start
+
+    start(runtime.settings, runtime)
+    assert cl_config.code.header_auth_callback is not None and cl_config.code.password_auth_callback is None
+    assert os.environ["CHAINLIT_AUTH_SECRET"]
+    layer = cl_config.code.data_layer()
+    assert type(layer).__name__ == "SQLiteDataLayer"
+
+    with_users = runtime.settings.model_copy(update={"chat_users": "ann:pw"})
+    start(with_users, runtime)
+    assert cl_config.code.password_auth_callback is not None and cl_config.code.header_auth_callback is None
+    paths = [getattr(r, "path", None) for r in chainlit_app.router.routes]
+    assert paths.count(FILES_ROUTE + "/{owner}/{digest}") == 1
+    assert sum(getattr(r, "name", None) == "scholar-api" for r in chainlit_app.router.routes) == 1

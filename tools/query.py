@@ -1,0 +1,170 @@
+"""What a question or search query says about itself, worked out once: the suttas it names (by ID, title or
+nickname, resolved to doc IDs), the collections it names in words, what it is about once those are taken out,
+and the texts BM25 and the dense retriever search with.
+
+The chat's planner reads the named suttas, collections and topic; the retriever the pinned and boosted documents
+and the search texts. Both read the same analysis, so an ID found in the question reaches the lookup as doc IDs
+instead of being pasted into a query string and parsed again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from indexing.text import STOPWORDS, fold
+from indexing.vocabulary import sutta_id_to_uid
+from tools.aliases import STRONG, AliasResolution
+from tools.errors import UnknownReferenceError
+from tools.references import Reference, collection_hints, find_references, parse_reference
+
+log = logging.getLogger(__name__)
+
+MAX_PINNED_PER_NAME = 3  # a name shared by more suttas than this only leans the ranking towards them
+
+# Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
+QUERY_NOISE = frozenset(
+    """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
+    buddha buddhas describe describes described explain explains explained mention mentions mentioned according
+    tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
+    canon pali find show give""".split()
+)
+
+
+@dataclass
+class NamedSutta:
+    """A sutta the query names: by ID, or by a title or nickname that points at it and nothing else."""
+
+    sutta_id: str  # canonical: "MN 21"
+    written: str  # as it appears in the query: "mn21", "the Fire Sermon"
+    source: Literal["reference", "alias"]
+    reference: Reference | None  # the whole sutta (a cited segment is the lookup's business, not the plan's)
+    doc_ids: list[str] = field(default_factory=list)  # what the index holds for it
+    error: str | None = None  # why the index holds nothing: "There is no MN 175: MN has 1–152. …"
+
+
+@dataclass
+class QueryAnalysis:
+    text: str
+    # IDs in order of appearance (each sutta once), then every confident name (a sutta named twice is listed twice)
+    named: list[NamedSutta] = field(default_factory=list)
+    pinned_docs: list[str] = field(default_factory=list)  # their passages go first in a search
+    boosted_docs: dict[str, float] = field(default_factory=dict)  # less certain title matches, by doc ID
+    collections: list[str] = field(default_factory=list)  # collections named in words ("the Middle Discourses")
+    topic: str = ""  # the text without IDs and names: what it is about
+    bm25_text: str = ""
+    dense_text: str = ""
+    notes: list[str] = field(default_factory=list)  # IDs the index does not hold, said in words
+
+    def named_by(self, source: str) -> list[NamedSutta]:
+        return [n for n in self.named if n.source == source]
+
+
+def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequence[str] = ()) -> QueryAnalysis:
+    """The analysis of `text` against what the library holds. `pinned`: doc IDs the caller has already resolved,
+    first among the pinned documents. `use_names=False` ignores IDs and names (a search for the words alone)."""
+    refs = find_references(text) if use_names else []
+    analysis = QueryAnalysis(text, pinned_docs=list(dict.fromkeys(pinned)))
+    for ref in refs:
+        whole = dataclasses.replace(ref, segment=None)
+        named = NamedSutta(ref.sutta_id, ref.text, "reference", whole)
+        try:
+            named.doc_ids = library.catalog.resolve(whole)
+        except UnknownReferenceError as exc:
+            named.error = str(exc)
+            analysis.notes.append(named.error)
+        if all(n.sutta_id != named.sutta_id for n in analysis.named):
+            analysis.named.append(named)
+        analysis.pinned_docs.extend(d for d in named.doc_ids if d not in analysis.pinned_docs)
+    stripped = text
+    for ref in sorted(refs, key=lambda r: -r.start):
+        stripped = stripped[: ref.start] + " " + stripped[ref.end:]
+
+    aliases: dict[str, str] = {}
+    if use_names:
+        resolution = _resolve_names(library, stripped)
+        aliases = _named_aliases(resolution)
+        _pin_and_boost(library, resolution, analysis)
+    analysis.named.extend(_alias(library, sutta_id, written) for written, sutta_id in aliases.items())
+
+    analysis.collections = collection_hints(stripped)
+    topic = stripped
+    for written in aliases:
+        topic = re.sub(re.escape(written), " ", topic, flags=re.IGNORECASE)
+    analysis.topic = re.sub(r"\s+", " ", topic).strip(" ?.,;:")
+    words = re.findall(r"[\w’'-]+", stripped)
+    analysis.bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) \
+        or stripped
+    analysis.dense_text = stripped.strip() or text
+    return analysis
+
+
+def _resolve_names(library, text: str) -> AliasResolution:
+    try:
+        return library.aliases.resolve(text)
+    except Exception as exc:  # the alias index is a hint: a broken one must not fail a question or a search
+        log.warning("alias resolution failed: %s", exc)
+        return AliasResolution(text)
+
+
+def _named_aliases(resolution: AliasResolution) -> dict[str, str]:
+    """{name as written: sutta ID} for names that point at one sutta with a strong score: the user named it."""
+    strong = set(resolution.strong_suttas())
+    out: dict[str, str] = {}
+    for match in resolution.matches:
+        if match.ambiguous:
+            continue
+        for cand in match.candidates:
+            if cand.sutta_id in strong:
+                out.setdefault(match.text, cand.sutta_id)
+    return out
+
+
+def _pin_and_boost(library, resolution: AliasResolution, analysis: QueryAnalysis) -> None:
+    # A confident name of one to three suttas is the user naming them; a name many suttas share ("Metta Sutta")
+    # or an uncued title only leans the ranking towards them.
+    firm = {c.sutta_id for m in resolution.matches if m.score >= STRONG and len(m.candidates) <= MAX_PINNED_PER_NAME
+            for c in m.candidates}
+    for cand in resolution.candidates:
+        doc_id = doc_of(library, cand.sutta_id)
+        if doc_id is None or doc_id in analysis.pinned_docs:
+            continue
+        if cand.sutta_id in firm:
+            analysis.pinned_docs.append(doc_id)
+        else:
+            analysis.boosted_docs[doc_id] = max(analysis.boosted_docs.get(doc_id, 0.0), cand.score / 100)
+
+
+def _alias(library, sutta_id: str, written: str) -> NamedSutta:
+    reference = parse_reference(sutta_id)
+    named = NamedSutta(sutta_id, written, "alias", reference)
+    if reference is not None:
+        try:
+            named.doc_ids = library.catalog.resolve(reference)
+        except UnknownReferenceError as exc:
+            named.error = str(exc)
+    return named
+
+
+def doc_of(library, sutta_id: str) -> str | None:
+    """The doc ID holding a canonical sutta ID: its own document, or the range document it lives in."""
+    try:
+        uid = sutta_id_to_uid(sutta_id)
+    except ValueError:
+        return None
+    if library.docstore.document(uid) is not None:
+        return uid
+    doc = library.docstore.document_by_sutta_id(sutta_id)
+    if doc is not None:
+        return doc.doc_id
+    refs = find_references(sutta_id)
+    if refs:
+        try:
+            return library.catalog.resolve(refs[0])[0]
+        except UnknownReferenceError:
+            return None
+    return None
