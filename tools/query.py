@@ -59,6 +59,9 @@ class QueryAnalysis:
     bm25_text: str = ""
     dense_text: str = ""
     notes: list[str] = field(default_factory=list)  # IDs the index does not hold, said in words
+    # Titles written as titles ("the Lotus Sutra", "Diamond Sūtra") that name nothing the library holds: the
+    # question's premise lies outside it, and the closest canonical passages must not be passed off as the answer.
+    unknown_titles: list[str] = field(default_factory=list)
 
     def named_by(self, source: str) -> list[NamedSutta]:
         return [n for n in self.named if n.source == source]
@@ -91,6 +94,8 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
         _pin_and_boost(library, resolution, analysis)
     analysis.named.extend(_alias(library, sutta_id, written) for written, sutta_id in aliases.items())
 
+    if use_names:
+        analysis.unknown_titles = [t for t in _titles(stripped) if not _known_title(library, t)]
     analysis.collections = collection_hints(stripped)
     topic = stripped
     for written in aliases:
@@ -101,6 +106,22 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
         or stripped
     analysis.dense_text = stripped.strip() or text
     return analysis
+
+
+_TITLE = re.compile(r"\b((?:[A-Z][\w’'-]*\s+){1,4})(Sutra|Sūtra|Sutta|Suttanta)\b")
+
+
+def _titles(text: str) -> list[str]:
+    """Capitalised names followed by "Sutra" or "Sutta": how readers write the title of a text."""
+    return [f"{m.group(1).strip()} {m.group(2)}" for m in _TITLE.finditer(text)
+            if fold(m.group(1).split()[0]) not in STOPWORDS | {"which", "what", "the"}]
+
+
+def _known_title(library, title: str) -> bool:
+    # "Explain Kasibhāradvāja Sutta": a capitalised verb before the name is not part of it; any tail that names
+    # a text the library holds makes the title known
+    words = title.split()
+    return any(_resolve_names(library, " ".join(words[i:])).candidates for i in range(len(words) - 1))
 
 
 def _resolve_names(library, text: str) -> AliasResolution:

@@ -32,6 +32,7 @@ Mode = Literal["local", "judge"]
 SUPPORT_THRESHOLD = 0.6  # weighted share of a claim's words found in one 1–3 segment window
 CHECK_THRESHOLD = 0.4  # below this the window is not the claim's passage, so its numbers/names prove nothing
 NEGATION_THRESHOLD = 0.5  # polarity needs a closer match: a loose window always holds some "not"
+STRICT_SUPPORT = 0.75  # the model's own sentences: most of their weighted words in one 1–3 segment window
 SPREAD_SUPPORT = 0.45  # window coverage enough when the sutta holds (almost) every word of the claim
 SPREAD_MISSING = 0.1  # ... that is, when the words it lacks weigh at most this share
 ELSEWHERE_THRESHOLD = 0.5  # a clearly better match elsewhere may be looser: the claim's framing was never there
@@ -213,7 +214,10 @@ class ClaimVerifier:
         self._sutta_numbers: dict[str, set[int]] = {}
 
     def verify(self, draft: str | list[str], passages: list[Passage] | TurnRecorder | None = None,
-               mode: Mode | None = None) -> VerificationReport:
+               mode: Mode | None = None, strict: bool = False) -> VerificationReport:
+        """`strict` is for text the pipeline's own model wrote: support must come from one short window of the
+        text, not from words gathered across the sutta (a small model recombines a passage's words into a claim
+        the passage does not make: "the fire goes in the direction of grass and logs")."""
         started = time.perf_counter()
         mode = mode or self.mode
         if mode == "judge" and self.judge is None:
@@ -232,14 +236,15 @@ class ClaimVerifier:
             if not is_claim(sentence):
                 skipped += 1
                 continue
-            verdict = self._verify_local(sentence, retrieved, judge)
+            verdict = self._verify_local(sentence, retrieved, judge, strict)
             verdicts.append(verdict)
             if claim_tokens(_strip_framing(sentence.plain)):
                 previous = sentence
         return VerificationReport(verdicts, mode, (time.perf_counter() - started) * 1000, skipped)
 
     # ---- local ---------------------------------------------------------------------------------------------
-    def _verify_local(self, sentence: Sentence, retrieved: set[str] | None, judge=None) -> Verdict:
+    def _verify_local(self, sentence: Sentence, retrieved: set[str] | None, judge=None,
+                      strict: bool = False) -> Verdict:
         plain = sentence.plain
         cited = [c.raw for c in sentence.citations]
         if not sentence.citations:
@@ -252,7 +257,7 @@ class ClaimVerifier:
                               bad_citations=bad)
             self._locate_elsewhere(verdict, parts, set())
             return verdict
-        results = [self._check_part(p, views) for p in parts]
+        results = [self._check_part(p, views, strict) for p in parts]
         for result, span in zip(results, spans):
             result.span = span
         verdict = _combine(plain, results)
@@ -263,7 +268,7 @@ class ClaimVerifier:
                 verdict.verdict, verdict.reason = "unsupported", absent
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
-        elif judge is not None and _rescuable(verdict):
+        elif judge is not None and not strict and _rescuable(verdict):
             self._rescue(judge, verdict, views)
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
             verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
@@ -374,7 +379,7 @@ class ClaimVerifier:
             views[doc.doc_id] = view
         return list(views.values()), bad
 
-    def _check_part(self, text: str, views: list[SuttaView]) -> PartResult:
+    def _check_part(self, text: str, views: list[SuttaView], strict: bool = False) -> PartResult:
         tokens = claim_tokens(text)
         weights = self.index.weights(tokens)
         candidates: list[Window] = []
@@ -400,7 +405,11 @@ class ClaimVerifier:
                 return PartResult(text, False, score, reason, evidence, missing)
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
         # the sutta has every word of it, it is not invented.
-        if score >= SUPPORT_THRESHOLD or (score >= SPREAD_SUPPORT and coverage >= 1 - SPREAD_MISSING):
+        if strict:  # neither words spread over the sutta nor closeness in meaning is enough
+            supported = best.coverage >= STRICT_SUPPORT
+        else:
+            supported = score >= SUPPORT_THRESHOLD or (score >= SPREAD_SUPPORT and coverage >= 1 - SPREAD_MISSING)
+        if supported:
             return PartResult(text, True, score, "", evidence, missing)
         detail = f" (missing: {', '.join(missing[:5])})" if missing else ""
         return PartResult(text, False, score, "not in the cited text" + detail, evidence, missing)

@@ -15,12 +15,13 @@ a section heading — and windows never overlap.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
 import numpy as np
 
-from indexing.vocabulary import segment_ref
+from indexing.vocabulary import segment_key, segment_ref
 from tools.evidence import EvidenceIndex, SuttaView, words
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ WINDOW_CHARS = 420  # a window grows forward while it stays this short
 NEIGHBOUR_CREDIT = 0.5  # a question word in the segment before or after
 CONTEXT_CREDIT = 0.4  # a question word in the section heading or the text's title
 DENSE_WEIGHT = 0.6
+PHRASE_CREDIT = 0.3  # times the share of the question's word pairs the segment has in the question's order
 RANK_PRIOR = 0.25  # added for the first text, falling linearly to 0 for the last
 MIN_WORD_CHARS = 3
 # Words that say what kind of question it is, not what it is about: they match everywhere.
@@ -51,10 +53,14 @@ class EvidenceWindow:
     texts: tuple[str, ...]  # English of each segment, as stored
     score: float
     focus: str  # the segment that scored best; the window was widened around it
+    also: tuple[str, ...] = ()  # references of the same stock text in other suttas (deduplicated at search)
 
     @property
     def text(self) -> str:
         return " ".join(t.strip() for t in self.texts if t.strip())
+
+    def overlaps(self, other: EvidenceWindow) -> bool:
+        return self.doc_id == other.doc_id and bool(set(self.seg_ids) & set(other.seg_ids))
 
     @property
     def ref(self) -> str:
@@ -94,6 +100,7 @@ def rank_windows(
     `per_text` caps the windows one text may give; `opening` adds each text's opening (who is speaking, to whom,
     where) as a candidate, for questions about the setting."""
     tokens = question_words(question)
+    pairs = set(zip(tokens, tokens[1:]))
     weights = index.weights(tokens)
     total = sum(weights.values()) or 1.0
     dense = _dense_scorer(library, question)
@@ -120,7 +127,7 @@ def rank_windows(
             context -= own | beside
             lexical = (sum(weights[t] for t in own) + NEIGHBOUR_CREDIT * sum(weights[t] for t in beside)
                        + CONTEXT_CREDIT * sum(weights[t] for t in context)) / total
-            score = lexical + DENSE_WEIGHT * near.get(i, 0.0) + prior
+            score = lexical + DENSE_WEIGHT * near.get(i, 0.0) + prior + PHRASE_CREDIT * _in_order(pairs, seg.en, own)
             if opening and i == first_text:
                 score += 1.0  # asked who, whom or where: the setting answers, whatever its words
             candidates.append((score, view, i))
@@ -137,12 +144,20 @@ def rank_windows(
             continue
         spans.append((doc_id, lo, hi))
         taken[doc_id] = taken.get(doc_id, 0) + 1
-        segs = view.segments[lo : hi + 1]
-        chosen.append(EvidenceWindow(doc_id, view.sutta_id, view.doc.title, tuple(s.seg_id for s in segs),
-                                     tuple(s.en for s in segs), round(score, 4), view.segments[i].seg_id))
+        window = make_window(view, lo, hi, round(score, 4))
+        chosen.append(dataclasses.replace(window, focus=view.segments[i].seg_id))
         if len(chosen) >= limit:
             break
     return chosen
+
+
+def _in_order(pairs: set[tuple[str, str]], text: str, own: set[str]) -> float:
+    """Share of the question's consecutive word pairs that follow each other in the segment too ("the origin of
+    suffering" against "the origin and the cessation of suffering")."""
+    if not pairs or len(own) < 2:
+        return 0.0
+    seq = [t for t in words(text) if t in own]
+    return len(pairs & set(zip(seq, seq[1:]))) / len(pairs)
 
 
 def _widen(view: SuttaView, i: int) -> tuple[int, int]:
@@ -189,3 +204,65 @@ def _dense_scorer(library, question: str):
         return out
 
     return scores
+
+
+def make_window(view: SuttaView, lo: int, hi: int, score: float = 0.0) -> EvidenceWindow:
+    segs = view.segments[lo : hi + 1]
+    return EvidenceWindow(view.doc.doc_id, view.sutta_id, view.doc.title, tuple(s.seg_id for s in segs),
+                          tuple(s.en for s in segs), score, segs[0].seg_id)
+
+
+def opening(index: EvidenceIndex, doc_id: str) -> EvidenceWindow | None:
+    """The first lines of a text (its setting: who, where, to whom), as one window."""
+    view = index.sutta(doc_id)
+    if view is None:
+        return None
+    first = next((i for i, s in enumerate(view.segments) if not is_heading(s.seg_id)), None)
+    if first is None:
+        return None
+    lo, hi = _widen(view, first)
+    return make_window(view, lo, hi)
+
+
+def beside(library, index: EvidenceIndex, seg_id: str, *, after: bool = True, chars: int = 2 * WINDOW_CHARS,
+           limit: int = 2) -> list[EvidenceWindow]:
+    """The lines right after (or before) a segment, as up to `limit` windows of about `chars` in all. At the end
+    of a text it reads on into the next one of its book, so "the next verse" after Dhp 183 is Dhp 184."""
+    doc_id = seg_id.partition(":")[0]
+    view = index.sutta(doc_id)
+    if view is None:
+        return []
+    at = view.position.get(seg_id)
+    if at is None:  # a section number ("3") or a heading: the first segment at or after it
+        key = segment_key(seg_id)
+        at = next((i for i, s in enumerate(view.segments) if segment_key(s.seg_id) >= key), len(view.segments) - 1)
+    out: list[EvidenceWindow] = []
+    size = 0
+    i = at + 1 if after else at - 1
+    while len(out) < limit and size < chars:
+        if not 0 <= i < len(view.segments):
+            nxt = library.catalog.neighbour(view.doc.doc_id, 1 if after else -1)
+            view = index.sutta(nxt) if nxt else None
+            if view is None:
+                break
+            i = 0 if after else len(view.segments) - 1
+            continue
+        if is_heading(view.segments[i].seg_id):
+            i += 1 if after else -1
+            continue
+        lo = hi = i
+        length = len(view.segments[i].en)
+        step = 1 if after else -1
+        while True:
+            j = (hi if after else lo) + step
+            if not 0 <= j < len(view.segments) or is_heading(view.segments[j].seg_id):
+                break
+            if length + len(view.segments[j].en) > WINDOW_CHARS:
+                break
+            length += len(view.segments[j].en)
+            lo, hi = (lo, j) if after else (j, hi)
+        window = make_window(view, lo, hi)
+        out.append(window)
+        size += length
+        i = (hi + 1) if after else (lo - 1)
+    return out if after else list(reversed(out))

@@ -10,49 +10,50 @@ from __future__ import annotations
 
 from indexing.vocabulary import ABSTAIN_SENTENCE
 
-MAX_SENTENCES = 6
+MAX_SENTENCES = 4
 MAX_REFS_PER_SENTENCE = 3
 
+_JSON = r'''args ::= "{" pair ("," " "? pair)* "}"
+pair ::= string ":" " "? value
+value ::= string | [0-9]{1,3}
+string ::= "\"" ([^"\\\n] | "\\" ["\\/nt])* "\""
+'''
 
-def _alternatives(items: list[str]) -> str:
-    return " | ".join(_literal(i) for i in items)
+# A sentence: no line break, bracket or colon of its own (no "SN 36.6:3.1" written into the prose, where no check
+# maps it), then its passage numbers.
+_SENTENCE = r'''sentence ::= [^\n\[\]: ] [^\n\[\]:]{6,300} " " refs "."?
+refs ::= "[" num "]" ("[" num "]"){0,%d}
+'''
 
 
 def _literal(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _numbers(n: int) -> str:
-    return _alternatives([str(i) for i in range(1, n + 1)])
-
-
-_JSON = r'''
-args ::= "{" pair ("," " "? pair)* "}"
-pair ::= string ":" " "? value
-value ::= string | [0-9]{1,3}
-string ::= "\"" ([^"\\\n] | "\\" ["\\/nt])* "\""
-'''
-
-# A sentence: no line break, no bracket of its own, then its references; "I" and quotes may open it.
-_SENTENCE = r'''
-sentence ::= [^\n\[\] ] [^\n\[\]]{6,400} " " refs "."?
-refs ::= "[" num "]" ("[" num "]"){0,%d}
-'''
-
-
-def react_grammar(tools: list[str], n_passages: int, notes: bool = False) -> str:
-    """A Thought, then an Action with its input, or an Answer citing passages 1..n_passages (the abstain sentence
-    needs none). With no passages shown yet, only a tool call or the abstain sentence is possible."""
-    head = 'root ::= "Thought: " [^\\n]{1,300} "\\n" (action | answer)\n'
-    action = f'action ::= "Action: " ({_alternatives(tools)}) "\\nAction Input: " args\n'
+def _answer(n_passages: int, notes: bool) -> str:
+    """`answer`: the abstain sentence, or sentences citing passages 1..n_passages."""
     abstain = _literal(ABSTAIN_SENTENCE)
     if n_passages <= 0:
-        return head + action + f'answer ::= "Answer: " {abstain}\n' + _JSON
+        return f"answer ::= {abstain}\n"
     if notes:
         body = ('body ::= "# " [^\\n\\[\\]]{3,120} "\\n" section{1,6}\n'
                 'section ::= "\\n## " [^\\n\\[\\]]{3,120} "\\n" paragraph{1,3}\n'
                 'paragraph ::= sentence (" " sentence){0,4} "\\n"\n')
     else:
         body = f'body ::= sentence (" " sentence){{0,{MAX_SENTENCES - 1}}}\n'
-    return (head + action + f'answer ::= "Answer: " ({abstain} | body)\n' + body + _JSON
-            + _SENTENCE % (MAX_REFS_PER_SENTENCE - 1) + f"num ::= {_numbers(n_passages)}\n")
+    numbers = " | ".join(_literal(str(i)) for i in range(1, n_passages + 1))
+    return (f"answer ::= {abstain} | body\n" + body + _SENTENCE % (MAX_REFS_PER_SENTENCE - 1)
+            + f"num ::= {numbers}\n")
+
+
+def react_grammar(tools: list[str], n_passages: int, notes: bool = False) -> str:
+    """A Thought, then an Action with its input, or an Answer. With no passages shown yet, only a tool call or the
+    abstain sentence is possible."""
+    names = " | ".join(_literal(t) for t in tools)
+    return ('root ::= "Thought: " [^\\n]{1,300} "\\n" (action | "Answer: " answer)\n'
+            f'action ::= "Action: " ({names}) "\\nAction Input: " args\n' + _JSON + _answer(n_passages, notes))
+
+
+def answer_grammar(n_passages: int, notes: bool = False) -> str:
+    """The answer alone, without the ReAct frame: the direct answer when the agent's reply failed."""
+    return "root ::= answer\n" + _answer(n_passages, notes)

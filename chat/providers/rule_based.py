@@ -18,6 +18,7 @@ from indexing.text import tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from tools.references import MENTION
 
+_NUMBERED = re.compile(r"^\[(\d+)\] [^()\n]*? \([^()\n]*\): (.*)")  # "[2] MN 21:20.1 (Title): text"
 _REF_LINE = re.compile(r"\[([^\[\]\n]*\d[^\[\]\n]*)\]\s*(.*)")
 _NOTES = re.compile(r"^\s*\(Notes?:.*\)\s*$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
@@ -61,7 +62,12 @@ def current_observations(messages: Sequence[ChatMessage]) -> list[str]:
 
 
 def first_cited_passage(text: str) -> tuple[str, str] | None:
-    """(ref, passage text) of the first line that carries a reference: `[MN 21:3.1–3.4] Title: text`."""
+    """(ref, passage text) of the first line that carries a reference: numbered evidence `[2] MN 21:3.1 (Title):
+    text` is cited by its number, as the prompt asks; an older `[MN 21:3.1–3.4] Title: text` by its reference."""
+    for line in text.splitlines():
+        numbered = _NUMBERED.match(line.strip())
+        if numbered:
+            return numbered.group(1), numbered.group(2).strip()
     for line in text.splitlines():
         match = _REF_LINE.search(line)
         if match:
