@@ -166,3 +166,29 @@ def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, capsy
         assert report[key] is not None
     assert "burning" in report["results"][0]["answer"]
     assert [r["id"] for r in answers.load_questions(qs, ids="b, x")] == ["b"]
+
+
+async def test_a_name_no_passage_holds_is_declined_without_the_model(base):
+    scholar, llm = scholar_for(base, [])
+    answer = await scholar.aask("What did Zhaozhou answer when asked whether a dog has the nature of a saw?")
+    assert answer.status == "abstained" and llm.prompts == []
+    assert answer.answer.startswith("I don't find this in the texts I have. The texts I have never mention Zhaozhou.")
+
+
+def test_a_readers_spelling_of_a_name_the_texts_hold_is_not_unknown(base):
+    from chat.pipeline.scholar import _unknown_names
+
+    from helpers_tools import open_library
+
+    bm25 = open_library(base).bm25
+    assert _unknown_names("Why did the Buddha stay near Gaya Head?", bm25) == []  # without the diacritic
+    assert _unknown_names("Why did the Buddha stay near Gayaa Head?", bm25) == []  # spelt otherwise
+    assert _unknown_names("What did Zhaozhou say at Gayā?", bm25) == ["Zhaozhou"]
+
+
+async def test_a_subject_the_evidence_names_is_answered_though_the_other_words_differ(base):
+    reply = "Thought: ok\nAnswer: The Buddha was staying near Gayā, at Gayā Head [1]."
+    scholar, llm = scholar_for(base, [reply, FOLLOW])
+    # most words of the question are not the text's, but the place it asks about is
+    answer = await scholar.aask("What sojourning occurred at Gayā, and which listeners were gathered?")
+    assert answer.status == "answered" and llm.prompts, answer.answer

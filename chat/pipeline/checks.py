@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict
@@ -188,20 +187,13 @@ def _append_ref(text: str, sentence_text: str, ref: str) -> str:
     return text[:at] + new + text[end:]
 
 
-# Below this evidence score the verifier's best segment is only loosely related: mark the sentence, do not quote.
-REVISE_MIN_SCORE = 0.3
+def check_sentences(text: str, verify) -> Checked:
+    """Verify the whole text; narrow range citations to the supporting segment; remove what fails.
 
-
-def check_sentences(text: str, verify, retrieved_suttas: set[str] | None = None,
-                    quoted: Collection[str] = ()) -> Checked:
-    """Verify the whole text; narrow range citations to the supporting segment; replace or remove what fails.
-
-    An unsupported sentence whose best evidence lies in a sutta retrieved this turn is replaced by that evidence in
-    the text's own words, cited to the segment: a small model's wrong name or number becomes the passage itself.
-    A partly supported one loses the clause no passage holds. An uncited claim, or one with no evidence at hand, is
-    removed; so is a replacement that would only repeat a passage already quoted (`quoted`: the references shown
-    above the answer). Each sentence that did not stand is listed in `unsupported`, `revised_to` saying what took
-    its place ("" when nothing did)."""
+    A partly supported sentence loses the clause no passage holds; any other sentence that fails goes whole. It is
+    not replaced by a quotation: the passages' own words are already quoted above the answer, and a spliced quote
+    of the nearest lines reads as debris. Each sentence that did not stand is listed in `unsupported`, `revised_to`
+    saying what took its place ("" when nothing did)."""
     report = verify(text)
     verdicts = list(getattr(report, "verdicts", []))
     originals = {s.plain: s for s in split_sentences(text)}
@@ -229,12 +221,7 @@ def check_sentences(text: str, verify, retrieved_suttas: set[str] | None = None,
         elif v.verdict in ("unsupported", "partial", "uncited"):
             claim = claim_verdict(v)
             unsupported.append(claim)
-            revised = None
-            if v.verdict == "partial":
-                revised = _without_unsupported_clauses(v)
-            if revised is None and v.verdict != "uncited":
-                revised = _revision(claim, retrieved_suttas, quoted)
-            claim.revised_to = revised or ""
+            claim.revised_to = (_without_unsupported_clauses(v) if v.verdict == "partial" else None) or ""
             text = _replace_sentence(text, sentence.text, claim.revised_to)
     return Checked(_tidy(text), unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed,
                    report=report)
@@ -314,36 +301,6 @@ def _replace_sentence(text: str, old: str, new: str) -> str:
         elif after.startswith(" "):
             after = after[1:]
     return before + new + after
-
-
-def _revision(claim: ClaimVerdict, retrieved_suttas: set[str] | None, quoted: Collection[str] = ()) -> str | None:
-    if claim.verdict not in ("unsupported", "partial") or retrieved_suttas is None:
-        return None
-    if not claim.evidence_ref or not claim.evidence_quote.strip() or claim.score < REVISE_MIN_SCORE:
-        return None
-    refs = find_citations(f"[{claim.evidence_ref}]")
-    if not refs or not refs[0].ok or not refs[0].seg_start:
-        return None
-    if (refs[0].sutta_id or "").lower() not in {s.lower() for s in retrieved_suttas}:
-        return None
-    quote = claim.evidence_quote.strip().strip("“”\"'‘’ ").rstrip(",;:—")
-    if len(quote.split()) < 3 or _within_quoted(refs[0], quoted):
-        return None
-    return f"In {refs[0].sutta_id} the text reads: “{quote}” [{_display(refs[0])}]."
-
-
-def _within_quoted(ref: CitationRef, quoted: Collection[str]) -> bool:
-    """The evidence lies inside a passage the reader already sees quoted above the answer."""
-    for shown in quoted:
-        parsed = find_citations(f"[{shown}]")
-        if not parsed or not parsed[0].ok or parsed[0].sutta_id != ref.sutta_id or not parsed[0].seg_start:
-            continue
-        uid = sutta_id_to_uid(ref.sutta_id or "")
-        lo = segment_key(f"{uid}:{parsed[0].seg_start}")
-        hi = segment_key(f"{uid}:{parsed[0].seg_end or parsed[0].seg_start}")
-        if lo <= segment_key(f"{uid}:{ref.seg_start}") <= hi:
-            return True
-    return False
 
 
 def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> str:

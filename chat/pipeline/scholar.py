@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ QA_BUDGET = ToolBudget(k=5, passage_chars=360, windows=4)
 NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4, windows=8, texts=6)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best evidence; below it, and
 MIN_DENSE = 0.45  # ... with no retrieved passage this close in meaning (cosine), the question is declined
+RARE_NAME_SHARE = 0.05  # a name in at most this share of passages is the subject, not a word of every text
 
 
 Emit = Callable[[Event | None], None]
@@ -289,8 +291,7 @@ class Scholar:
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
         text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
-        checked = await asyncio.to_thread(checks.check_sentences, text, verify, set(cmap.suttas()),
-                                          {w.ref for w in lead})
+        checked = await asyncio.to_thread(checks.check_sentences, text, verify)
         body = checked.text.strip()
         if body:
             final = f"{shown}\n\n{body}" if shown else body
@@ -352,6 +353,8 @@ class Scholar:
             return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
                     "SuttaCentral's translations).")
         passages = checks.recorder_passages(recorder)
+        if not (plan.sutta_ids or plan.aliases) and (unknown := _unknown_names(plan.question, self.library.bm25)):
+            return f"The texts I have never mention {unknown[0]}."
         if plan.sutta_ids or plan.aliases:
             lookups = [result for step, result in done if isinstance(step, LookupStep)]
             errors = [result.error for result in lookups if result.error is not None]
@@ -365,7 +368,8 @@ class Scholar:
                     for w in recorder.evidence)
         meaning = max((p.scores.get("dense", 0.0) for p in passages), default=0.0)
         log.debug("evidence relevance: words %.2f, meaning %.2f", words, meaning)
-        if words < MIN_RELEVANCE and meaning < MIN_DENSE:
+        if words < MIN_RELEVANCE and meaning < MIN_DENSE and not _names_met(plan.question, recorder.evidence,
+                                                                                self.library.bm25):
             return f"The closest passages share too little with the question (overlap {words:.2f})."
         return None
 
@@ -408,6 +412,46 @@ def relevance(question: str, title: str, text: str, weights=None) -> float:
     have = set(tokenize(f"{title} {text}"))
     total = sum(w.values()) or 1.0
     return sum(w[t] for t in q if t in have) / total
+
+
+_CAPITALISED = re.compile(r"(?<=\w[\s,;:'’(])\s*([A-ZĀĪŪṬḌṆÑṄḶṀṂ][\w\u0300-\u036f]+)")
+
+
+def _unknown_names(question: str, bm25) -> list[str]:
+    """Names the question uses (capitalised words inside it) that no passage of the library contains: a teacher,
+    text or figure of another tradition ("Zhaozhou", "Amitabha") is a premise the texts cannot answer from."""
+    from indexing.text import tokenize
+
+    out = []
+    for word in _CAPITALISED.findall(question):
+        tokens = tokenize(word)
+        counts = [bm25.document_frequency(t) for t in tokens]
+        if counts and all(n > 0 and df == 0 for df, n in counts) and not _spelt_otherwise(tokens, bm25):
+            out.append(word)
+    return out
+
+
+def _spelt_otherwise(tokens: list[str], bm25) -> bool:
+    """A reader's spelling of a name the library has ("Mogallana" for Moggallāna) is not an unknown name."""
+    from rapidfuzz import fuzz, process
+
+    vocab = bm25.vocabulary()
+    return any(process.extractOne(t, vocab, scorer=fuzz.ratio, score_cutoff=85) for t in tokens if len(t) >= 5)
+
+
+def _names_met(question: str, evidence, bm25) -> bool:
+    """A person or place the question names (a capitalised word inside it that few passages use, unlike "Buddha")
+    that the evidence speaks of: the passages are about the question's subject even when they word the rest
+    otherwise ("Sāti's misunderstanding" against "Sāti ... harmful misconception")."""
+    from indexing.text import tokenize
+
+    said = set(tokenize(" ".join(e.text for e in evidence)))
+    for word in _CAPITALISED.findall(question):
+        for token in tokenize(word)[:1]:
+            df, n = bm25.document_frequency(token)
+            if token in said and n and df / n <= RARE_NAME_SHARE:
+                return True
+    return False
 
 
 def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:

@@ -98,6 +98,10 @@ class BM25Store:
         top = top[np.argsort(-scores[top])]
         return [BM25Hit(self._ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
+    def vocabulary(self) -> list[str]:
+        """Every token the index holds (for fuzzy matching a reader's spelling)."""
+        return list(self._vocab()) if self.ready else []
+
     def document_frequency(self, token: str) -> tuple[int, int]:
         """(chunks containing this already-tokenized word, all chunks); (0, 0) when there is no index."""
         if not self.ready:
