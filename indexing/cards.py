@@ -193,7 +193,8 @@ def _stock_key(text: str) -> str:
 
 def build_cards(docstore: DocStore, names: dict[str, list[str]]) -> list[SuttaCard]:
     """Every document's card. Reads the documents, their first segments and their headings in two queries."""
-    docs = {d.doc_id: d for d in docstore.documents()}
+    # another translation of a text ("thig1.1@soma") rides beside the default one: it is never a sutta to find
+    docs = {d.doc_id: d for d in docstore.documents() if "@" not in d.doc_id}
     by_doc: dict[str, list[SegmentRecord]] = {}
     for seg in docstore.opening_and_heading_segments(OPENING_SEGMENTS):
         by_doc.setdefault(seg.doc_id, []).append(seg)

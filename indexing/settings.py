@@ -123,7 +123,7 @@ class ScholarSettings(BaseSettings):
     agent_max_steps: int = 6
     memory_db: Path | None = Field(default=None, description="Defaults to <index_dir>/../memory.sqlite.")
     max_input_chars: int = 2000
-    verifier_mode: Literal["local", "llm", "both"] = "local"
+    verifier_mode: Literal["local", "judge"] = "judge"
     chat_db: Path | None = Field(
         default=None, description="Chainlit chat history (SQLite); defaults to <index_dir>/../chat/history.sqlite. "
         "Side-panel elements are stored in a files/ folder beside it."

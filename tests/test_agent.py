@@ -38,7 +38,7 @@ async def test_one_step_answer_from_the_planned_lookup(base):
     # the planned call is in the scratchpad the model saw, as JSON, with the passage and its citable ref
     prompt = llm.prompts[0]
     assert '"sutta_id": "SN 35.28"' in prompt[-2].content
-    assert prompt[-1].content.startswith("Observation:") and "[SN 35.28:" in prompt[-1].content
+    assert prompt[-1].content.startswith("Observation:") and "\n[1] SN 35.28:" in prompt[-1].content
     assert {e.phase for e in steps} == {"start", "end"}
     assert answer.follow_ups == FOLLOW.splitlines()
     assert answer.timings["first_token"] <= answer.timings["total"]
@@ -92,7 +92,8 @@ async def test_the_fallback_never_streams_a_scratchpad_the_model_wrote_anyway(ba
     scholar, _ = scholar_for(base, [bad, bad, direct, FOLLOW])
     streamed, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert "Thought" not in streamed and "Answer:" not in streamed
-    assert streamed.startswith("All is burning") and streamed.rstrip().endswith("[SN 35.28:1.3–2.1].")
+    explained = streamed.split("\n\n", 1)[1]  # after the quoted evidence
+    assert explained.startswith("All is burning") and explained.rstrip().endswith("[SN 35.28:1.3–2.1].")
     assert answer.status == "answered" and "Thought" not in answer.answer
 
 
@@ -126,7 +127,9 @@ async def test_every_tool_step_reaches_the_stream_in_order_before_the_tokens_it_
     steps = [k for k in kinds if k[0] == "step"]
     assert steps == [("step", "start", "0-lookup_sutta"), ("step", "end", "0-lookup_sutta"),
                      ("step", "start", "1-expand_context"), ("step", "end", "1-expand_context")]
-    assert kinds.index(steps[-1]) < kinds.index(("token", None, None))  # the answer came after the last tool
+    tokens = [i for i, k in enumerate(kinds) if k[0] == "token"]
+    assert tokens[0] < kinds.index(steps[2])  # the planned lookup's evidence is streamed before the model runs
+    assert kinds.index(steps[-1]) < tokens[1]  # the model's answer came after the last tool
     assert kinds[-1][0] == "final" and [k[0] for k in kinds].count("final") == 1
 
 
@@ -156,7 +159,7 @@ async def test_scratchpad_never_reaches_the_stream(base):
     streamed, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     for leak in ("Thought", "Action", "Observation", "Answer:"):
         assert leak not in streamed
-    assert streamed.startswith('The Buddha says "all is burning"')
+    assert streamed.startswith("> “") and 'The Buddha says "all is burning"' in streamed
 
 
 def test_answer_filter_handles_split_markers():
@@ -174,21 +177,20 @@ async def test_citations_map_to_retrieved_passages_and_unretrieved_ones_are_remo
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert "MN 99" not in answer.answer
-    assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
-    c = answer.citations[0]
-    assert c.ref == "SN 35.28:1.4"  # the range narrowed to the segment that holds the claim
+    assert {c.sutta_id for c in answer.citations} == {"SN 35.28"}
+    c = next(c for c in answer.citations if c.ref == "SN 35.28:1.4")  # narrowed to the segment with the claim
     assert c.chunk_id and "eye is burning" in c.excerpt.lower() and c.pali
 
 
-async def test_unsupported_sentence_is_marked_and_listed(base):
+async def test_unsupported_sentence_is_removed_and_listed(base):
     reply = ("Thought: I can answer.\nAnswer: The eye is burning [SN 35.28:1.4]. "
              "The Buddha taught this sermon to seven hundred kings riding elephants [SN 35.28:1.4].")
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert len(answer.unsupported_claims) == 1
     assert "kings" in answer.unsupported_claims[0].sentence
-    assert "⚠" in answer.answer.split("kings", 1)[1]
-    assert "⚠" not in answer.answer.split("kings", 1)[0]
+    assert "kings" not in answer.answer and "⚠" not in answer.answer  # gone without debris
+    assert "The eye is burning [SN 35.28:1.4]." in answer.answer
     assert answer.confidence < 1.0
 
 
@@ -216,22 +218,21 @@ async def test_a_retrieved_sutta_named_in_prose_gets_cited(base):
              "Gayā Head.")
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
-    assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
-    assert "[SN 35.28:" in answer.answer
+    assert {c.sutta_id for c in answer.citations} == {"SN 35.28"}
+    assert "[SN 35.28:" in answer.answer.split("\n\n", 1)[1]
 
 
-async def test_a_draft_that_cites_nothing_is_marked_and_given_the_closest_passage(base):
+async def test_a_draft_that_cites_nothing_becomes_the_evidence_alone(base):
     reply = ("Thought: I can answer.\nAnswer: The sermon teaches that kings should be generous to their subjects "
              "and to the poor. Generosity leads to a heavenly rebirth for all of them.")
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
-    draft, quote = answer.answer.split("\n\n")
-    assert draft.count("⚠ uncited") == 2
-    assert quote.startswith("What the closest passage says: In SN 35.28 the text reads: “")
-    assert "burning" in quote.lower()
+    assert "kings" not in answer.answer and "⚠" not in answer.answer
+    assert answer.answer.startswith("The texts I have say this (SN 35.28):")
+    assert "> “" in answer.answer and "burning" in answer.answer.lower()
     assert [c.sutta_id for c in answer.citations] == ["SN 35.28"]
     assert [v.verdict for v in answer.unsupported_claims] == ["uncited", "uncited"]
-    assert answer.status == "answered" and answer.confidence <= 0.2
+    assert answer.status == "answered" and answer.confidence <= 0.3
 
 
 async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
@@ -240,14 +241,16 @@ async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
     scholar, llm = scholar_for(base, ["Thought: both have it.\nAnswer: It is observing an aspect of the body.", FOLLOW])
     first = await scholar.aask(question)
     observation = "".join(m.content for m in llm.prompts[0])
-    shown, twin = sorted({"SN 43.5", "AN 4.274"}, key=lambda s: observation.find(f"[{s}:"))
-    assert f"(also at [{twin}:" in observation
-    twin_ref = observation.split("(also at [", 1)[1].split("]", 1)[0]
+    shown, twin = sorted({"SN 43.5", "AN 4.274"}, key=lambda s: f"] {s}:" not in observation)
+    assert f"(also at {twin}:" in observation
+    twin_ref = observation.split("(also at ", 1)[1].split(")", 1)[0]
 
     reply = f"Thought: both have it.\nAnswer: The path is observing an aspect of the body [{twin_ref}]."
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     answer = await scholar.aask(question)
-    assert [c.sutta_id for c in answer.citations] == [twin] and "⚠" not in answer.answer
+    # the twin's reference is kept (or narrowed to the same words in the text shown), never dropped as unretrieved
+    assert "The path is observing an aspect of the body [" in answer.answer and "⚠" not in answer.answer
+    assert {c.sutta_id for c in answer.citations} <= {shown, twin}
     assert first.status == "answered"
 
 
@@ -259,6 +262,6 @@ def test_lookup_with_a_query_finds_the_passage_that_has_the_question_in_order(ba
 
     canon = CanonTools(open_library(base), TurnRecorder())
     shown = canon.lookup_sutta("DN 22", query="what is the noble truth of the origin of suffering").text
-    refs = [line.split("]")[0][1:] for line in shown.splitlines() if line.startswith("[")]
-    assert len(refs) == canon.budget.lookup_passages  # the named sutta gets its full share
+    refs = [" ".join(line.split(" ")[1:3]) for line in shown.splitlines() if line.startswith("[")]
+    assert len(refs) == canon.budget.windows  # the named sutta gets its full share
     assert "18.1" in refs[0], refs  # first: word order decides among chunks that all share the words

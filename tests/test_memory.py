@@ -40,7 +40,7 @@ async def test_right_after_that_across_a_restart(base, tmp_path):
     settings_extra = {"memory_db": tmp_path / "chat.sqlite"}
     scholar, _ = scholar_for(base, [FIRST, FOLLOW], **settings_extra)
     first = await scholar.aask("What does the Fire Sermon say is burning?", session_id="chat-1")
-    assert first.citations[0].ref == "SN 35.28:1.4"
+    assert "SN 35.28:1.4" in [c.ref for c in first.citations]
 
     # a new Scholar (a restarted process) on the same SQLite file
     scholar2, llm2 = scholar_for(base, [NEXT, FOLLOW], **settings_extra)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from chat.pipeline import checks
 from chat.pipeline.answer import Citation
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
@@ -44,11 +43,15 @@ def _passages(library) -> list[Passage]:
     return found
 
 
-def test_the_quote_for_an_uncited_draft_over_a_markdown_passage_does_not_crash(notes_library):
-    quote = checks.best_quote("How many paces is the walking meditation path?", _passages(notes_library),
-                              notes_library.evidence)
-    assert quote is not None and "twenty paces" in quote
-    assert "markdown:" not in quote and "Retreat notes" in quote
+def test_evidence_from_a_markdown_passage_is_quoted_under_its_title(notes_library):
+    from chat.pipeline.compose import key_lines
+    from tools.windows import rank_windows
+
+    doc_id = _passages(notes_library)[0].doc_id
+    windows = rank_windows(notes_library, notes_library.evidence, "How many paces is the walking meditation path?",
+                           [doc_id])
+    shown = key_lines(windows[:1])
+    assert "twenty paces" in shown and "markdown:" not in shown
 
 
 def _scholar(library, tmp_path, replies):
@@ -60,7 +63,7 @@ def _scholar(library, tmp_path, replies):
     return Scholar(settings, library, llm), llm
 
 
-async def test_an_uncited_draft_over_notes_is_answered_with_marks_and_the_quote(notes_library, tmp_path):
+async def test_an_uncited_draft_over_notes_leaves_the_quoted_notes_and_lists_the_claim(notes_library, tmp_path):
     scholar, _ = _scholar(notes_library, tmp_path, [
         "Thought: I can answer.\nAnswer: The walking path is twenty paces long.",
         "How is walking meditation done?\nWhen is it practised?",
@@ -69,8 +72,8 @@ async def test_an_uncited_draft_over_notes_is_answered_with_marks_and_the_quote(
     assert answer.status == "answered", answer.error
     assert "Something went wrong" not in answer.answer
     assert answer.unsupported_claims and answer.unsupported_claims[0].verdict == "uncited"
-    assert "twenty paces" in answer.answer.split("What the closest passage says")[1]
-    assert answer.confidence <= 0.2
+    assert "twenty paces" in answer.answer and "⚠" not in answer.answer and "markdown:" not in answer.answer
+    assert answer.confidence <= 0.3
     assert all(step.error is None for step in answer.trace)
 
 
@@ -82,17 +85,3 @@ def test_the_side_panel_of_a_markdown_passage_shows_its_text(notes_library, capl
                                                    chunk_id=p.chunk_id))
     assert "twenty paces" in panel
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
-
-
-
-def test_an_uncited_draft_with_nothing_to_quote_is_still_marked(notes_library):
-    from types import SimpleNamespace
-
-    from tools.verifier import Verdict
-
-    claim = "Novices carry three robes on the evening pilgrimage."
-    report = SimpleNamespace(verdicts=[Verdict(sentence=claim, verdict="uncited")])
-    text, claims = checks.ground_uncited(claim, report, "Which robes should a novice carry on a pilgrimage?",
-                                         _passages(notes_library), notes_library.evidence)
-    assert "What the closest passage says" not in text  # nothing in the notes to quote for this
-    assert [c.verdict for c in claims] == ["uncited"] and text != claim  # but the claim is marked

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from llama_index.core.agent.react.output_parser import ReActOutputParser
 from llama_index.core.agent.react.types import ActionReasoningStep, ResponseReasoningStep
@@ -115,18 +113,6 @@ def test_follow_up_prompt_gets_the_requested_number_of_questions():
     lines = rule_based_reply([_user(prompt)]).splitlines()
     assert len(lines) == 3 and all(line.endswith("?") for line in lines)
     assert "SN 35.28" in lines[0] and "MN 10" in lines[1]
-
-
-def test_claim_judge_prompt_gets_a_json_verdict_from_word_overlap():
-    def judge(claim: str) -> str:
-        prompt = load_prompt("verify_judge", claim=claim, cited="SN 35.28:1.3",
-                             evidence="[SN 35.28:1.3] Mendicants, all is burning. The eye is burning.")
-        return json.loads(rule_based_reply([_user(prompt)]))["verdict"]
-
-    assert judge("The eye is burning.") == "supported"
-    assert judge("The ocean tides rise with the moon.") == "unsupported"
-
-
 async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
     """The real agent loop and tools over the tiny index: one search, then an answer citing what it returned."""
     from chat.pipeline.scholar import Scholar
@@ -139,7 +125,8 @@ async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
     llm = ScriptedLLM(rule_based_reply)
     answer = await Scholar(settings, library, llm).aask("Why does the teaching say that the eye is burning?")
     assert answer.status == "answered", (answer.error, answer.answer)
-    assert answer.answer.startswith("According to [")
+    shown, body = answer.answer.split("\n\n", 1)
+    assert shown.startswith("> “") and body.startswith("According to [")  # the evidence, then its explanation
     retrieved = {c.sutta_id for c in answer.citations}
     assert retrieved and all(sid in answer.answer for sid in retrieved)
     assert llm.calls >= 1

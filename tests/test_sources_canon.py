@@ -132,7 +132,8 @@ def test_an_index_built_by_the_old_reader_reads_the_files_it_skipped_and_keeps_i
     after = index_state(settings)
     assert not second.skipped and "thag1.1" in after["documents"] and "pli-tv-bu-vb-pj2" in after["documents"]
     new_books = {cid for cid, c in after["chunks"].items() if c["book"] not in ("DN", "MN", "SN", "AN", "Dhp")}
-    assert new.texts_embedded == len(new_books)  # the old books' chunks kept their vectors
+    # the old books' chunks kept their vectors; the new texts' cards are embedded twice (whole card and name)
+    assert second.cards_embedded > 0 and new.texts_embedded == len(new_books) + 2 * second.cards_embedded
     assert second.chunks_reused == len(after["chunks"]) - len(new_books) > 0
     assert set(after["chunks"]) == set(after["chroma"]) == set(after["bm25"])
     meta = pipeline.Indexes(settings).chroma.collection.get(where={"doc_id": "mn10"}, include=["metadatas"])

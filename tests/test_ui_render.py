@@ -68,19 +68,18 @@ def checked_answer(tmp_path_factory) -> Answer:
     return scholar.ask("What does the Fire Sermon say is burning?")
 
 
-def test_render_keeps_the_pipelines_mark_and_lists_the_flagged_sentence_with_its_reason(checked_answer):
+def test_render_lists_the_removed_sentence_with_its_reason_below_a_clean_answer(checked_answer):
     [flagged] = checked_answer.unsupported_claims
     assert flagged.sentence == f"{UNSUPPORTED}."  # the verifier's sentence: its citations taken out
     md = render_answer(checked_answer)
-    body, notes = md.split("\n\n")[:2]
-    # marked once, inline, by the pipeline's checks; the renderer adds no second mark to the sentence
-    assert body.count(UNSUPPORTED_MARK) == 1 and f"{UNSUPPORTED} \\[SN 35.28:2.1\\] {UNSUPPORTED_MARK}." in body
-    assert WARNING_ICON not in body
-    assert notes.startswith(f"> {WARNING_ICON} **Not supported by the cited passages**")
+    body, notes = md.split("\n\n> " + WARNING_ICON, 1)
+    # the pipeline took the sentence out: no mark, no fragment in the answer itself
+    assert UNSUPPORTED not in body and UNSUPPORTED_MARK not in body and WARNING_ICON not in body
+    assert notes.startswith(" **Not supported by the cited passages**")
     assert f"“{UNSUPPORTED}.” — not in the cited text" in notes
     # citations stay as plain text names (Chainlit links element names), escaped brackets around them
     assert "\\[SN 35.28:1.3\\]" in md
-    assert "**Sources:** SN 35.28:1.3 · SN 35.28:2.1" in md
+    assert "**Sources:** SN 35.28:1.3–2.1 · SN 35.28:1.3" in md  # the quoted evidence, then the answer's own
 
 
 def test_a_replaced_sentence_says_so(checked_answer):

@@ -143,11 +143,27 @@ def _clauses(text: str, commas: bool = False) -> list[str]:
     return [c for c in re.split(pattern, text) if c.strip()]
 
 
+_QUOTED = re.compile(r"[“\"‘]([^“”\"‘’]{3,400})[”\"’]")
+
+
+def without_own_quotes(claim: str, evidence: str) -> str:
+    """The claim with its quotations of the evidence taken out: a "never" inside the text's own words is the
+    text's negation, quoted faithfully, not the claim negating the text."""
+    folded = " ".join(fold(evidence).split())
+
+    def drop(m: re.Match) -> str:
+        quoted = " ".join(fold(m.group(1)).split()).strip(" .,;:!?")
+        return " " if quoted and quoted in folded else m.group(0)
+
+    return _QUOTED.sub(drop, claim)
+
+
 def negation_check(claim: str, evidence: str) -> str | None:
     """Each clause of the claim against the evidence clause sharing most content words with it: a clause that
     says the same thing with the opposite polarity is a negation."""
     from indexing.text import tokenize
 
+    claim = without_own_quotes(claim, evidence)
     ev = [(c, set(tokenize(c))) for c in _clauses(evidence) or [evidence]]
     for clause in _clauses(claim, commas=True) or [claim]:
         words = set(tokenize(clause))

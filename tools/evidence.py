@@ -22,8 +22,9 @@ from indexing.vocabulary import parse_uid, segment_ref, sutta_id_to_uid
 
 log = logging.getLogger(__name__)
 
-# Words that frame a claim ("MN 20 says that ...") rather than state it; they never count as missing.
-_FRAMING = set(tokenize(
+# Words that frame a claim ("MN 20 says that ...", "the sutta begins with ...") rather than state it; they never
+# count as missing.
+FRAMING = frozenset(tokenize(
     """say says said teach teaches taught teaching tell tells told describe describes described explain explains
     explained recount recounts recounted state states stated observe observes mention mentions mentioned
     according text passage verse verses sutta discourse buddha declare declares warn warns likens compare
@@ -32,7 +33,10 @@ _FRAMING = set(tokenize(
     many more most other another own same every each any some all both can could should may might must shall
     make makes made get gets got come comes came go goes went let lets once again always never ever here
     well thus therefore because since while during within upon onto through over under after before later first
-    """,
+    begin begins began opens opened conclude concludes concluded close closes remark remarks remarked
+    note notes noted recall recalls recalled relate relates related summarize summarizes summarized summary
+    report reports reported liken likened rank ranks ranked list lists listed name names named call calls called
+    answer answers answered reply replies replied respond responds responded ask asks asked""",
     drop_stopwords=False,
 ))
 MAX_WINDOW = 3  # segments; a long claim (a list, a verse) may span a few more, see `_max_window`
@@ -64,7 +68,7 @@ def words(text: str) -> list[str]:
 def claim_tokens(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for t in words(text):
-        if t not in _FRAMING and not t.isdigit() and len(t) > 1:
+        if t not in FRAMING and not t.isdigit() and len(t) > 1:
             seen.setdefault(t, None)
     return list(seen)
 
@@ -140,6 +144,11 @@ class Window:
 
 def _max_window(tokens: list[str]) -> int:
     return MAX_WINDOW + len(tokens) // 8
+
+
+def matches_any(token: str, tokens: frozenset[str] | set[str]) -> bool:
+    """`token` is in `tokens` up to the stemmer's blind spots (silent e, shared 5-letter prefix of long words)."""
+    return _matches(token, tokens, {p for p in map(_prefix, tokens) if p})
 
 
 def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:

@@ -1,7 +1,10 @@
 """The five tools as LlamaIndex FunctionTools, with outputs sized for a small model's context.
 
-Every passage the model sees carries the reference it must cite (`[SN 35.28:1.3–1.6]`); every call is recorded
-in the turn's TurnRecorder, so the answer's citations can be checked against what was really retrieved. Tool
+What the model reads is numbered evidence: the few lines of each retrieved text that answer the query
+(tools/windows.py), whole, each under a number it cites ("[2]") and with the reference that number stands for
+(`[2] SN 35.28:1.3–1.6 (Burning): ...`). Numbers run across the turn's tool calls (TurnRecorder.number), so the
+pipeline maps every cited number back to its segments. Every call is recorded in the turn's TurnRecorder, so the
+answer's citations can be checked against what was really retrieved. Tool
 errors come back as one readable line (the model can correct itself) rather than a traceback. The descriptions
 the model reads are the docstrings of CanonTools' five tool methods, and nothing else.
 """
@@ -11,18 +14,18 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from llama_index.core.bridge.pydantic import BaseModel
 from llama_index.core.tools import FunctionTool
 
 from indexing.vocabulary import BASKETS
 from tools.errors import ToolError, UnknownReferenceError
-from tools.expander import expand
 from tools.passages import Passage, clip
 from tools.query import NamedSutta
 from tools.references import asks_for_parallels, collection_code, translator_named
 from tools.turn import TurnRecorder
+from tools.windows import EvidenceWindow, beside, opening, question_words, rank_windows
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,8 @@ class ToolBudget:
     passage_chars: int = 360
     lookup_passages: int = 3
     expand_each_side: int = 2
+    windows: int = 4  # numbered evidence items one call shows
+    texts: int = 4  # retrieved texts whose lines compete for those items
 
 
 def render_passage(p: Passage, limit: int) -> str:
@@ -47,11 +52,24 @@ def render_passage(p: Passage, limit: int) -> str:
 
 @dataclass
 class ToolResult:
-    """One tool call: the text the model reads, the passages it showed, and the error when the call failed."""
+    """One tool call: the text the model reads, the passages it showed, the numbered evidence in that text, and the
+    error when the call failed."""
 
     text: str
     passages: list[Passage]
     error: str | None = None
+    evidence: list[tuple[int, EvidenceWindow]] = field(default_factory=list)
+
+
+def render_evidence(numbered: list[tuple[int, EvidenceWindow]]) -> str:
+    # the twins' references let the model answer "which suttas have this?" without a second search
+    return "\n".join(f"[{n}] {w.ref} ({w.title}): {w.text}" + (f" (also at {', '.join(w.also)})" if w.also else "")
+                     for n, w in numbered)
+
+
+def _with_twins(windows: list[EvidenceWindow], passages: list[Passage]) -> list[EvidenceWindow]:
+    twins = {p.doc_id: tuple(t.ref for t in p.twins[:3]) for p in passages if p.twins}
+    return [replace(w, also=twins[w.doc_id]) if w.doc_id in twins else w for w in windows]
 
 
 def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:
@@ -78,10 +96,12 @@ class CanonTools:
         """Run a body returning (passages, text for the model, one-line summary), recorded; a ToolError becomes
         a result whose text tells the model what went wrong."""
         def fn() -> tuple[ToolResult, str]:
+            shown = len(self.recorder.evidence)
             passages, text, summary = body()
             self.recorder.add_passages(passages)
             self.recorder.add_passages([t for p in passages for t in p.twins])
-            return ToolResult(text, passages), summary
+            numbered = self._numbered_since(shown, text)
+            return ToolResult(text, passages, evidence=numbered), summary
 
         try:
             result = self.recorder.run(tool, inputs, fn)
@@ -89,6 +109,44 @@ class CanonTools:
             return ToolResult(f"Error: {exc}", [], error=str(exc))
         assert isinstance(result, ToolResult)
         return result
+
+    def _numbered_since(self, shown: int, text: str) -> list[tuple[int, EvidenceWindow]]:
+        numbers = {int(n) for n in re.findall(r"^\[(\d+)\]", text, re.M)}
+        return [(n, w) for n, w in enumerate(self.recorder.evidence, 1) if n in numbers or n > shown]
+
+    def _evidence(self, windows: list[EvidenceWindow]) -> tuple[list[Passage], str]:
+        """Number the windows for this turn; the chunks that hold them (what citations and panels point into)."""
+        numbers = self.recorder.number(windows)
+        numbered = sorted(dict(zip(numbers, windows)).items())
+        return self._covering(windows), render_evidence(numbered)
+
+    def _covering(self, windows: list[EvidenceWindow]) -> list[Passage]:
+        from indexing.vocabulary import segment_key
+
+        out: dict[str, Passage] = {}
+        for w in windows:
+            lo, hi = segment_key(w.seg_ids[0]), segment_key(w.seg_ids[-1])
+            for chunk in self.library.docstore.chunks_of(w.doc_id):
+                if chunk.segment_start and chunk.segment_end and \
+                        segment_key(chunk.segment_end) >= lo and segment_key(chunk.segment_start) <= hi:
+                    out.setdefault(chunk.chunk_id, Passage.from_chunk(chunk))
+        return list(out.values())
+
+    def _windows_in(self, doc_ids: list[str], query: str) -> list[EvidenceWindow]:
+        """The lines of these texts that answer the query; a text's opening when the query names nothing to find."""
+        docs = list(dict.fromkeys(doc_ids))[: self.budget.texts]
+        if question_words(query):
+            return rank_windows(self.library, self.library.evidence, query, docs, limit=self.budget.windows)
+        windows: list[EvidenceWindow] = []
+        for doc_id in docs:
+            first = opening(self.library.evidence, doc_id)
+            if first is None:
+                continue
+            windows.append(first)
+            if len(docs) == 1:
+                windows.extend(beside(self.library, self.library.evidence, first.seg_ids[-1],
+                                      limit=self.budget.windows - 1))
+        return windows[: self.budget.windows]
 
     # ---- the tools --------------------------------------------------------------------------------------
     def resolve_alias(self, name: str) -> ToolResult:
@@ -113,7 +171,7 @@ class CanonTools:
     def lookup_sutta(self, sutta_id: str, query: str = "", translator: str = "") -> ToolResult:
         """Read a text by ID ("MN 21", "SN 35.28", "Snp 1.4", "Bu Pj 2", "Kd 10"). query: what to find inside it;
         translator: another translation to read (e.g. "soma"). Returns its title, translator, parallels and the
-        matching passages with references; says so if no such text exists."""
+        lines that answer the query as numbered passages; says so if no such text exists."""
         from tools.lookup import lookup
 
         translator = translator.strip() or (translator_named(query) or "")
@@ -150,18 +208,17 @@ class CanonTools:
                 head += " " + result.translation_line()
             if result.blurb:
                 head += " " + clip(result.blurb, 200)
-            about_parallels = bool(asks_for_parallels(query))
-            passages = self._best_in(result.doc_ids, query) if query.strip() and not about_parallels else []
-            if not passages:
-                passages = result.passages[: self.budget.lookup_passages]
-            if about_parallels:
+            if asks_for_parallels(query):
                 openings = parallel_openings(self.library, result, self.budget.lookup_passages)
-                passages = passages[:1] + openings
+                windows = self._windows_in(result.doc_ids, "")[:1] + [
+                    w for p in openings if (w := opening(self.library.evidence, p.doc_id)) is not None]
                 head += "\n" + result.parallels_text({p.sutta_id: p.ref for p in openings})
-            elif result.held_parallels():
-                head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
-            text = head + "\n" + render_passages(passages, self.budget.passage_chars)
-            return passages, text, f"{result.sutta_id}: {len(passages)} passages"
+            else:
+                windows = self._windows_in(result.doc_ids, query)
+                if result.held_parallels():
+                    head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
+            passages, text = self._evidence(windows)
+            return passages, head + "\n" + text, f"{result.sutta_id}: {len(windows)} passages"
 
         inputs = {"sutta_id": sutta_id, "query": query}
         if translator:
@@ -187,7 +244,7 @@ class CanonTools:
 
     def search_passages(self, query: str, collection: str = "", k: int = 0) -> ToolResult:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN, SN,
-        AN or KN (or Vinaya, Sutta) to search only there. Returns passages with references."""
+        AN or KN (or Vinaya, Sutta) to search only there. Returns numbered passages."""
         from tools.retriever import search
 
         k = max(1, min(int(k or self.budget.k), 15))
@@ -199,9 +256,14 @@ class CanonTools:
             result = search(self.library, query, k=k, collection=coll, basket=basket)
             self.recorder.search_types_used.update(result.search_types_used)
             notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
-            text = notes + render_passages(result.passages, self.budget.passage_chars,
-                                           empty="No passages found. Try other words.")
-            return result.passages, text, f"{len(result.passages)} passages: " + ", ".join(
+            if not result.passages:
+                return [], notes + "No passages found. Try other words.", "0 passages"
+            windows = _with_twins(self._windows_in([p.doc_id for p in result.passages], query), result.passages)
+            covering, text = self._evidence(windows)
+            shown = {p.chunk_id for p in covering}
+            # the search's own hits stay retrieved (a citation may point into them) after the lines shown
+            passages = covering + [p for p in result.passages if p.chunk_id not in shown]
+            return passages, notes + text, f"{len(result.passages)} passages: " + ", ".join(
                 p.ref for p in result.passages[:6])
 
         inputs = {"query": query, "k": k}
@@ -211,21 +273,35 @@ class CanonTools:
 
     def expand_context(self, ref: str, before: int = 1, after: int = 1) -> ToolResult:
         """Show the text just before and after a reference ("MN 21:20.1"), e.g. for "what comes next?".
-        before/after: passages on each side (0–4). Returns passages with references."""
+        before/after: passages on each side (0–4). Returns numbered passages."""
         before = max(0, min(int(before), 4))
         after = max(0, min(int(after), 4))
 
         def body():
-            doc_id, index = self._locate(ref)
-            hits = self.library.docstore.chunks_of(doc_id, index, index)
-            blocks = expand(self.library, [Passage.from_chunk(c) for c in hits], before=before, after=after)
-            passages = [p for block in blocks for p in block.passages]
+            start, end = self._segments_of(ref)
+            windows = beside(self.library, self.library.evidence, start, after=False, limit=before) if before else []
+            windows += beside(self.library, self.library.evidence, end, after=True, limit=after) if after else []
             self.recorder.search_types_used.add("context")
-            return passages, render_passages(passages, self.budget.passage_chars + 120,
-                                             empty=f"No text found around {ref}."), \
-                f"{len(passages)} passages around {ref}"
+            if not windows:
+                return [], f"No text found around {ref}.", f"nothing around {ref}"
+            passages, text = self._evidence(windows)
+            return passages, text, f"{len(windows)} passages around {ref}: " + ", ".join(w.ref for w in windows)
 
         return self._run("expand_context", {"ref": ref, "before": before, "after": after}, body)
+
+    def _segments_of(self, ref: str) -> tuple[str, str]:
+        """The first and last segment IDs a reference (or a chunk ID) covers; a bare sutta ID means its opening."""
+        from tools.references import parse_ref
+
+        chunk = self.library.docstore.chunk(ref.strip())
+        if chunk is not None and chunk.segment_start:
+            return chunk.segment_start, chunk.segment_end or chunk.segment_start
+        doc_id, index = self._locate(ref)
+        parsed = parse_ref(clean_ref(ref))
+        if parsed.ok and parsed.seg_start:
+            return f"{doc_id}:{parsed.seg_start}", f"{doc_id}:{parsed.seg_end or parsed.seg_start}"
+        first = self.library.docstore.chunks_of(doc_id, index, index)[0]
+        return first.segment_start or f"{doc_id}:1", first.segment_end or first.segment_start or f"{doc_id}:1"
 
     def _locate(self, ref: str) -> tuple[str, int]:
         """(doc_id, chunk_index) of the chunk holding a reference such as `MN 21:20.1` (or a chunk ID)."""

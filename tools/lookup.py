@@ -41,6 +41,17 @@ class Catalog:
             rows.sort()
         return cls(spans)
 
+    def neighbour(self, doc_id: str, step: int) -> str | None:
+        """The text `step` places after (or before, step < 0) this one in its book and group: Dhp 184 after
+        Dhp 183. None at either end."""
+        parsed = parse_uid(doc_id)
+        rows = self.spans.get((parsed.book, parsed.group)) if parsed is not None else None
+        ids = [d for _, _, d in rows] if rows else []
+        if doc_id not in ids:
+            return None
+        i = ids.index(doc_id) + step
+        return ids[i] if 0 <= i < len(ids) else None
+
     def groups(self, book: str) -> list[int]:
         return sorted(g for b, g in self.spans if b == book and g is not None)
 

@@ -70,6 +70,9 @@ class QueryAnalysis:
     basket: str | None = None  # the basket the words point at ("offence" -> vinaya)
     basket_explicit: bool = False  # it is named ("in the Vinaya"): search only there
     genre: str | None = None  # "prose" (which discourse…) or "verse" (whose verses…): the kind of text asked for
+    # Titles written as titles ("the Lotus Sutra", "Diamond Sūtra") that name nothing the library holds: the
+    # question's premise lies outside it, and the closest canonical passages must not be passed off as the answer.
+    unknown_titles: list[str] = field(default_factory=list)
 
     def named_by(self, source: str) -> list[NamedSutta]:
         return [n for n in self.named if n.source == source]
@@ -102,6 +105,8 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
         _pin_and_boost(library, resolution, analysis)
     analysis.named.extend(_alias(library, sutta_id, written) for written, sutta_id in aliases.items())
 
+    if use_names:
+        analysis.unknown_titles = [t for t in _titles(stripped) if not _known_title(library, t)]
     analysis.collections = collection_hints(stripped)
     analysis.basket, analysis.basket_explicit = basket_hint(stripped)
     analysis.genre = genre_hint(stripped)
@@ -114,6 +119,22 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
         or stripped
     analysis.dense_text = stripped.strip() or text
     return analysis
+
+
+_TITLE = re.compile(r"\b((?:[A-Z][\w’'-]*\s+){1,4})(Sutra|Sūtra|Sutta|Suttanta)\b")
+
+
+def _titles(text: str) -> list[str]:
+    """Capitalised names followed by "Sutra" or "Sutta": how readers write the title of a text."""
+    return [f"{m.group(1).strip()} {m.group(2)}" for m in _TITLE.finditer(text)
+            if fold(m.group(1).split()[0]) not in STOPWORDS | {"which", "what", "the"}]
+
+
+def _known_title(library, title: str) -> bool:
+    # "Explain Kasibhāradvāja Sutta": a capitalised verb before the name is not part of it; any tail that names
+    # a text the library holds makes the title known
+    words = title.split()
+    return any(_resolve_names(library, " ".join(words[i:])).candidates for i in range(len(words) - 1))
 
 
 def _resolve_names(library, text: str) -> AliasResolution:

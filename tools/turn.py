@@ -1,7 +1,10 @@
-"""What one conversational turn has seen: the tool trace and every passage any tool returned.
+"""What one conversational turn has seen: the tool trace, every passage any tool returned, and the numbered
+evidence the model was shown.
 
 The tools record into it; the claim verifier checks citations against it ("was this passage retrieved in this
-turn?"); the chat shows its trace as steps. One instance per turn, never shared between sessions.
+turn?"); the chat shows its trace as steps. The evidence is numbered once per turn ([1], [2] ... across every tool
+call), so the model cites by number and the pipeline maps each number back to the segments it stands for. One
+instance per turn, never shared between sessions.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tools.passages import Passage
+from tools.windows import EvidenceWindow
 
 
 @dataclass
@@ -37,6 +41,7 @@ class TurnRecorder:
     trace: list[TraceEntry] = field(default_factory=list)
     passages: dict[str, Passage] = field(default_factory=dict)  # chunk_id -> passage, first seen order
     search_types_used: set[str] = field(default_factory=set)  # "bm25", "dense", "lookup", ...
+    evidence: list[EvidenceWindow] = field(default_factory=list)  # evidence[n - 1] is what "[n]" cites
     # Called when a tool starts and when it ends, so a UI can open and close a step live.
     on_start: Callable[[TraceEntry], None] | None = None
     on_end: Callable[[TraceEntry], None] | None = None
@@ -44,6 +49,21 @@ class TurnRecorder:
     def add_passages(self, passages: list[Passage]) -> None:
         for p in passages:
             self.passages.setdefault(p.chunk_id, p)
+
+    def number(self, windows: list[EvidenceWindow]) -> list[int]:
+        """The citation number of each window: a window that overlaps one already shown keeps that one's number
+        (the model should not see the same lines under two numbers), a new one gets the next."""
+        out: list[int] = []
+        for window in windows:
+            known = next((i for i, w in enumerate(self.evidence, 1) if w.overlaps(window)), None)
+            if known is None:
+                self.evidence.append(window)
+                known = len(self.evidence)
+            out.append(known)
+        return out
+
+    def cited(self, n: int) -> EvidenceWindow | None:
+        return self.evidence[n - 1] if 1 <= n <= len(self.evidence) else None
 
     def run(self, tool: str, inputs: dict, fn: Callable[[], tuple[object, str]]) -> object:
         """Run a tool body that returns (result, one-line summary), timing and recording it."""

@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--json", type=Path, dest="json_out")
     e = ev.add_parser("claims")
     e.add_argument("--claims", type=Path, required=True)
-    e.add_argument("--mode", choices=["local", "llm", "both"], default="local")
+    e.add_argument("--mode", choices=["local", "judge"], help="default: SCHOLAR_VERIFIER_MODE (judge)")
     e.add_argument("--json", type=Path, dest="json_out")
     e = ev.add_parser("answers")
     e.add_argument("--questions", type=Path, required=True)

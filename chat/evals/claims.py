@@ -149,6 +149,7 @@ def run(args, settings: ScholarSettings) -> int:
     claims = load_claims(args.claims)
     # The verifier reads the docstore and BM25 (to locate wrong citations); it needs no embedding model.
     library = Library.open(settings, dense=False)
+    args.mode = args.mode or settings.verifier_mode
     llm = None
     if args.mode != "local":
         from chat.providers.select import build_llm

@@ -1,7 +1,10 @@
 """From a draft to a checked answer: citations mapped to the turn's passages, uncited claims given the reference
-that supports them, ranges narrowed to the segment that holds the claim, unsupported sentences marked.
+that supports them, ranges narrowed to the segment that holds the claim, and every sentence the texts do not hold
+replaced by the passage's own words or removed.
 
-Everything here is local and deterministic; the verifier (tools.verifier) decides what a passage supports.
+The reader never sees a warning mark inside a sentence or a half-repaired fragment: a sentence stands, is replaced
+by a quotation of its passage, or goes, and each one that did not stand is listed in the answer's
+`unsupported_claims` with what replaced it. The verifier (tools.verifier) decides what a passage supports.
 """
 
 from __future__ import annotations
@@ -12,18 +15,12 @@ from dataclasses import dataclass, field
 
 from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict, renderings
 from indexing.stores.docstore import DocStore
-from indexing.vocabulary import (
-    PARTIAL_MARK,
-    UNCITED_MARK,
-    UNSUPPORTED_MARK,
-    segment_distance,
-    segment_key,
-    sutta_id_to_uid,
-)
+from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid
 from tools.citations import split_sentences
 from tools.passages import Passage, clip
 from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
 from tools.turn import TurnRecorder
+from tools.windows import EvidenceWindow
 
 log = logging.getLogger(__name__)
 
@@ -195,16 +192,13 @@ def _append_ref(text: str, sentence_text: str, ref: str) -> str:
     return text[:at] + new + text[end:]
 
 
-# Below this evidence score the verifier's best segment is only loosely related: mark the sentence, do not quote.
-REVISE_MIN_SCORE = 0.3
+def check_sentences(text: str, verify) -> Checked:
+    """Verify the whole text; narrow range citations to the supporting segment; remove what fails.
 
-
-def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None) -> Checked:
-    """Verify the whole text; narrow range citations to the supporting segment; revise or mark unsupported sentences.
-
-    An unsupported sentence whose best evidence lies in a sutta retrieved this turn is replaced by that evidence in
-    the text's own words, cited to the segment: a small model's wrong name or number becomes the passage itself,
-    and the original sentence stays listed in `unsupported` with what replaced it. Anything else is marked."""
+    A partly supported sentence loses the clause no passage holds; any other sentence that fails goes whole. It is
+    not replaced by a quotation: the passages' own words are already quoted above the answer, and a spliced quote
+    of the nearest lines reads as debris. Each sentence that did not stand is listed in `unsupported`, `revised_to`
+    saying what took its place ("" when nothing did)."""
     report = verify(text)
     verdicts = list(getattr(report, "verdicts", []))
     originals = {s.plain: s for s in split_sentences(text)}
@@ -229,18 +223,20 @@ def narrow_and_mark(text: str, verify, retrieved_suttas: set[str] | None = None)
             if new_text != sentence.text:
                 text = text.replace(sentence.text, new_text, 1)
                 narrowed += 1
-        elif v.verdict in ("unsupported", "partial"):
+        elif v.verdict in ("unsupported", "partial", "uncited"):
             claim = claim_verdict(v)
             unsupported.append(claim)
-            revised = _revision(claim, retrieved_suttas) or _without_unsupported_clauses(v)
-            if revised is not None:
-                claim.revised_to = revised
-                text = text.replace(sentence.text, revised, 1)
-                continue
-            mark = UNSUPPORTED_MARK if v.verdict == "unsupported" else PARTIAL_MARK
-            if mark not in sentence.text:
-                text = text.replace(sentence.text, _with_mark(sentence.text, mark), 1)
-    return Checked(text, unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed, report=report)
+            claim.revised_to = (_without_unsupported_clauses(v) if v.verdict == "partial" else None) or ""
+            text = _replace_sentence(text, sentence.text, claim.revised_to)
+    return Checked(_tidy(text), unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed,
+                   report=report)
+
+
+def _tidy(text: str) -> str:
+    """What removals leave behind: doubled spaces, empty lines in a row, a paragraph of nothing."""
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
 def _without_unsupported_clauses(v) -> str | None:
@@ -312,31 +308,6 @@ def _replace_sentence(text: str, old: str, new: str) -> str:
     return before + new + after
 
 
-def _revision(claim: ClaimVerdict, retrieved_suttas: set[str] | None) -> str | None:
-    if claim.verdict != "unsupported" or retrieved_suttas is None:
-        return None
-    if not claim.evidence_ref or not claim.evidence_quote.strip() or claim.score < REVISE_MIN_SCORE:
-        return None
-    refs = find_citations(f"[{claim.evidence_ref}]")
-    if not refs or not refs[0].ok or not refs[0].seg_start:
-        return None
-    if (refs[0].sutta_id or "").lower() not in {s.lower() for s in retrieved_suttas}:
-        return None
-    quote = claim.evidence_quote.strip().strip("“”\"'‘’ ").rstrip(",;:—")
-    if len(quote.split()) < 3:
-        return None
-    return f"In {refs[0].sutta_id} the text reads: “{quote}” [{_display(refs[0])}]."
-
-
-def _with_mark(sentence_text: str, mark: str) -> str:
-    """The mark inside the sentence, before its full stop, so the sentence still ends where it did."""
-    body = sentence_text.rstrip()
-    m = re.search(r"[.!?…]+[”’\"')]*$", body)
-    if m:
-        return f"{body[:m.start()]} {mark}{body[m.start():]}"
-    return f"{body} {mark}."
-
-
 def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> str:
     ev = find_citations(f"[{evidence_ref}]")
     if not ev or not ev[0].ok or not ev[0].seg_start:
@@ -358,61 +329,6 @@ def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> s
     return sentence_text
 
 
-# ---- an answer that cites nothing -------------------------------------------------------------------------------
-GROUND_MIN_COVERAGE = 0.3  # share of the question's weighted words the quoted window must hold
-GROUND_CANDIDATES = 5  # suttas, in retrieval order
-
-
-def ground_uncited(text: str, report, question: str, passages: list[Passage], index) -> tuple[str, list[ClaimVerdict]]:
-    """A draft with no citation left is a claim the reader cannot check. Mark its claims as uncited and add what
-    the closest retrieved passage actually says, quoted and cited, so the answer rests on the text; when no
-    retrieved passage holds enough of the question to quote, the claims are still marked."""
-    quote = best_quote(question, passages, index)
-    claims: list[ClaimVerdict] = []
-    for v in getattr(report, "verdicts", []):
-        if v.verdict != "uncited":
-            continue
-        claim = claim_verdict(v)
-        # marked even with nothing to quote (a note or PDF with little of the question): never an unmarked claim
-        claim.reason = ("no passage cited for this; see the quoted passage instead" if quote else
-                        "no passage cited for this")
-        claims.append(claim)
-        for sentence in split_sentences(text):
-            if sentence.plain == v.sentence and UNCITED_MARK not in sentence.text:
-                text = text.replace(sentence.text, _with_mark(sentence.text, UNCITED_MARK), 1)
-                break
-    return (f"{text.rstrip()}\n\n{quote}" if quote else text), claims
-
-
-def best_quote(question: str, passages: list[Passage], index) -> str | None:
-    """The window of a retrieved sutta that holds most of the question's words, as a cited quotation."""
-    from tools.evidence import claim_tokens, words
-    from tools.query import QUERY_NOISE
-
-    tokens = [t for t in claim_tokens(question) if t not in QUERY_NOISE]
-    if not tokens:
-        return None
-    weights = index.weights(tokens)
-    best = None
-    for doc_id in list(dict.fromkeys(p.doc_id for p in passages))[:GROUND_CANDIDATES]:
-        view = index.sutta(doc_id)
-        if view is None:
-            continue
-        # "Alagaddūpama" names the sutta; no segment says it, so it must not count against every window
-        said = set().union(*(s.tokens for s in view.segments))
-        title = set(words(f"{view.doc.title} {view.doc.title_pali}"))
-        own = [t for t in tokens if t in said or not any(w.startswith(t[:6]) for w in title)]
-        for window in index.best_windows(view, own, weights, top=1):
-            if best is None or window.coverage > best.coverage:
-                best = window
-    if best is None or best.coverage < GROUND_MIN_COVERAGE:
-        return None
-    quote = " ".join(best.text.split()).strip("“”\"'‘’ ").rstrip(",;:—")
-    if not best.sutta.is_suttacentral:  # a note or a PDF: named, since it has no reference to cite
-        return f"What the closest passage says: “{best.sutta.name}” reads: “{quote}”."
-    return f"What the closest passage says: In {best.sutta.sutta_id} the text reads: “{quote}” [{best.ref}]."
-
-
 def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
     out: dict[str, Citation] = {}
     for ref in find_citations(text):
@@ -426,6 +342,17 @@ def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
             ref.raw = key
             out[key] = cmap.citation(ref, passage)
     return list(out.values())
+
+
+def window_citations(docstore: DocStore, windows: list[EvidenceWindow]) -> list[Citation]:
+    """Numbered evidence as citations (English and Pali of its segments): what an abstention offers to read."""
+    out = []
+    for w in windows:
+        pali = " ".join(seg.pali.strip() for seg_id in w.seg_ids if (seg := docstore.segment(seg_id)) and seg.pali)
+        out.append(Citation(ref=w.ref, sutta_id=w.sutta_id or None, title=w.title, excerpt=clip(w.text, 500),
+                            pali=clip(pali, 500), score=round(w.score, 4), segment_start=w.seg_ids[0],
+                            segment_end=w.seg_ids[-1]))
+    return out
 
 
 def recorder_passages(recorder: TurnRecorder) -> list[Passage]:

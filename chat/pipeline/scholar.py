@@ -1,7 +1,9 @@
 """The Scholar: one question in, a stream of events out, ending in a checked, cited `Answer`.
 
-    plan (deterministic) -> up-front retrieval -> ReAct agent (usually one LLM call) -> draft
-    -> citations mapped to retrieved passages -> claim verifier -> follow-ups -> memory
+    plan (deterministic) -> up-front retrieval -> numbered evidence, its key lines streamed at once
+    -> ReAct agent (usually one LLM call, grammar-bound on the embedded model, citing evidence by number)
+    -> numbers mapped to references -> every sentence checked (lexical checks, then the likelihood judge)
+    -> what fails replaced by the passage's own words or removed -> follow-ups -> memory
 
 It never raises for model failures: a malformed reply that survives its retry, the step limit or a dead model
 each end in the best answer available (a direct answer from the retrieved passages, or the passages themselves
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -30,23 +33,26 @@ from chat.errors import ChatError, user_message
 from chat.pipeline import checks
 from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
 from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep, failed_answer
+from chat.pipeline.compose import CitationStream, evidence_only, key_lines, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
+from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, PreviousTurn, SearchStep, make_plan
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
-from tools.function_tools import CanonTools, ToolBudget, ToolResult, build_tools, render_passages
-from tools.passages import Passage
+from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
 from tools.query import analyse_query
 from tools.turn import TraceEntry, TurnRecorder
 
 log = logging.getLogger(__name__)
 
 NOTES_MAX_TOKENS = 1100
-QA_BUDGET = ToolBudget(k=5, passage_chars=360)
-NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4)
-MIN_RELEVANCE = 0.34  # share of the question's content words found in the best passage; below it we abstain
+QA_BUDGET = ToolBudget(k=5, passage_chars=360, windows=4)
+NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4, windows=8, texts=6)
+MIN_RELEVANCE = 0.34  # share of the question's content words found in the best evidence; below it, and
+MIN_DENSE = 0.45  # ... with no retrieved passage this close in meaning (cosine), the question is declined
+RARE_NAME_SHARE = 0.05  # a name in at most this share of passages is the subject, not a word of every text
 
 
 Emit = Callable[[Event | None], None]
@@ -149,7 +155,7 @@ class Scholar:
         if not turn.question:
             emit(FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question.")))
             return
-        reason = self._nothing_relevant(plan, recorder, done)
+        reason = self._nothing_relevant(plan, recorder, done, analysis)
         if reason is not None:
             answer = self._abstain(turn, recorder, plan, reason)
             await self._remember(memory, turn, answer, plan)
@@ -157,14 +163,24 @@ class Scholar:
             emit(FinalEvent(answer=answer))
             return
 
+        # --- the evidence, first ---
+        lead = recorder.evidence[:1]
+        shown = key_lines(lead)
+        if shown:
+            emit(self._token(turn, shown + "\n\n"))
+            turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
+
         # --- the agent ---
         draft: str | None = None
         error: str | None = None
-        llm = with_max_tokens(self.llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else self.llm
+        llm = self._bound(self.llm, lambda: react_grammar(list(TOOL_NAMES), len(recorder.evidence),
+                                                          notes=plan.mode == "notes"))
+        llm = with_max_tokens(llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else llm
         tools = build_tools(self.library, recorder, canon=canon)
         agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
         user_msg = load_prompt("turn", question=turn.question, hints=plan.hints()).strip()
         stream_filter = AnswerFilter()
+        cited = CitationStream(recorder)
         turn.last_input = []
         last_raw = ""
         try:
@@ -180,9 +196,11 @@ class Scholar:
                     turn.last_input = list(ev.input)
                 elif isinstance(ev, AgentStream):
                     last_raw = ev.response
-                    new = stream_filter.feed(ev.response)
+                    new = cited.feed(stream_filter.feed(ev.response))
                     if new:
                         emit(self._token(turn, new))
+            if rest := cited.flush():
+                emit(self._token(turn, rest))
             result = cast(AgentOutput, await handler)
             draft = str(result.response.content or "")
             if turn.last_input:
@@ -204,15 +222,14 @@ class Scholar:
         if not draft:
             draft = None
             try:
-                await self._direct_answer(llm, turn, recorder, plan, emit)
-                draft = clean_draft(turn.streamed) or None
+                draft = await self._direct_answer(llm, turn, recorder, plan, emit) or None
             except Exception as exc:
                 error = (error + "; " if error else "") + (user_message(exc) or f"{type(exc).__name__}: {exc}")
                 log.info("direct answer failed too: %s", exc)
             t = turn.mark("fallback", t)
 
         # --- checks ---
-        answer = await self._finish(turn, recorder, plan, draft, error)
+        answer = await self._finish(turn, recorder, plan, draft, error, shown, lead)
         t = turn.mark("finish", t)
         if not turn.streamed and answer.answer:
             emit(self._token(turn, answer.answer))
@@ -222,73 +239,95 @@ class Scholar:
             answer.timings["first_token"] = round(turn.first_token, 3)
         emit(FinalEvent(answer=answer))
 
-    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit) -> None:
-        """Answer from the passages already retrieved, without the ReAct format (the fallback path)."""
-        passages = checks.recorder_passages(recorder)[: NOTES_BUDGET.k if plan.mode == "notes" else QA_BUDGET.k]
-        if not passages:
+    @staticmethod
+    def _bound(llm, grammar):
+        """The LLM held to a grammar where the provider can do that (llama.cpp); others get the rules as text."""
+        return llm.with_grammar(grammar) if hasattr(llm, "with_grammar") else llm
+
+    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit) -> str:
+        """Answer from the evidence already shown, without the ReAct format (the fallback path); the draft, with
+        its numbers."""
+        budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
+        numbered = list(enumerate(recorder.evidence[: budget.windows * 2], 1))
+        if not numbered:
             raise ChatError("nothing was retrieved to answer from")
         system = load_prompt("system").strip() + "\n\n" + load_prompt(
             "notes_rules" if plan.mode == "notes" else "answer_rules").strip()
-        user = load_prompt("fallback_user", passages=render_passages(passages, QA_BUDGET.passage_chars),
-                           question=turn.question)
-        turn.streamed = ""
+        user = load_prompt("fallback_user", passages=render_evidence(numbered), question=turn.question)
         messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
                     ChatMessage(role=MessageRole.USER, content=user)]
+        llm = self._bound(self.llm, lambda: answer_grammar(len(numbered), notes=plan.mode == "notes"))
+        cited = CitationStream(recorder)
+        draft = ""
         stream = await llm.astream_chat(messages)
-        prose, raw = ProseFilter(), ""
+        prose = ProseFilter()
         async for chunk in stream:
-            raw += chunk.delta or ""
-            if new := prose.feed(raw):  # a scratchpad the model wrote anyway never reaches the reader
-                emit(self._token(turn, new))
-        if rest := prose.feed(raw, final=True):
+            draft += chunk.delta or ""
+            # a scratchpad the model wrote anyway never reaches the reader; numbers become references as they come
+            if (new := prose.feed(draft)) and (shown := cited.feed(new)):
+                emit(self._token(turn, shown))
+        if rest := cited.feed(prose.feed(draft, final=True)) + cited.flush():
             emit(self._token(turn, rest))
-        turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=turn.streamed)]
+        turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=draft)]
+        return clean_draft(draft)
 
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
-                      error: str | None) -> Answer:
+                      error: str | None, shown: str, lead: list) -> Answer:
         passages = checks.recorder_passages(recorder)
         base: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
-                    session_id=turn.session_id, mode=plan.mode)
+                                    session_id=turn.session_id, mode=plan.mode)
         if draft is None:
             return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
                                  "listed below.", error or "the language model gave no answer", passages, **base)
         if looks_like_abstention(draft):
-            return Answer(answer=ABSTAIN_SENTENCE, status="abstained", confidence=1.0, error=None, **base)
+            return self._declined(recorder, ABSTAIN_SENTENCE, base)
 
         t = time.perf_counter()
         cmap = checks.CitationMap(passages, self.library.docstore)
         verify = self._verifier(recorder)
-        text, dropped = checks.drop_unretrieved(draft, cmap)
+        text, unknown = map_numbers(draft, recorder)
+        if unknown:
+            log.info("removed citations to passage numbers never shown: %s", unknown)
+        text, dropped = checks.drop_unretrieved(text, cmap)
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
         text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
-        checked = await asyncio.to_thread(checks.narrow_and_mark, text, verify, set(cmap.suttas()))
-        citations = checks.citations_of(checked.text, cmap)
-        draft_cited = bool(citations)
-        if not citations and passages:
-            checked.text, uncited = checks.ground_uncited(checked.text, checked.report, turn.question, passages,
-                                                        self.library.evidence)
-            checked.unsupported.extend(uncited)
-            citations = checks.citations_of(checked.text, cmap)
+        checked = await asyncio.to_thread(checks.check_sentences, text, verify)
+        body = checked.text.strip()
+        if body:
+            final = f"{shown}\n\n{body}" if shown else body
+        elif lead:
+            final = evidence_only(lead, shown)
+        else:
+            return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=checked.unsupported)
+        citations = checks.citations_of(final, cmap)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
 
         t = time.perf_counter()
-        follow_ups, source = await generate_followups(self.llm, turn.question, checked.text, citations,
+        follow_ups, source = await generate_followups(self.llm, turn.question, body or final, citations,
                                                       prefix=turn.last_input or None)
         turn.timings["followups"] = round(time.perf_counter() - t, 3)
         log.debug("follow-ups from %s; %d citations added, %d narrowed, %d dropped", source, added,
                   checked.narrowed, len(dropped))
         return Answer(
-            answer=checked.text,
+            answer=final,
             citations=citations,
             unsupported_claims=checked.unsupported,
             follow_ups=follow_ups or fallback_followups(turn.question, citations),
             status="answered",
-            # the model's own words cited nothing: whatever was quoted for it, they remain unchecked
-            confidence=checked.confidence if draft_cited else min(checked.confidence, 0.2),
+            # nothing of the model's own text stood: the answer is the evidence, unexplained
+            confidence=checked.confidence if body else min(checked.confidence, 0.3),
             error=error,
             **base,
         )
+
+    def _declined(self, recorder: TurnRecorder, text: str, base: dict[str, Any], unsupported=()) -> Answer:
+        """An abstention that still offers what came closest, for the reader to judge (never as an answer)."""
+        offered = checks.window_citations(self.library.docstore, recorder.evidence[:3])
+        if offered:
+            text += " The closest passages I found are listed below."
+        return Answer(answer=text, status="abstained", confidence=1.0, citations=offered,
+                      unsupported_claims=list(unsupported), error=None, **base)
 
     # ---- pieces --------------------------------------------------------------------------------------------
     def _token(self, turn: _Turn, text: str) -> TokenEvent:
@@ -298,44 +337,51 @@ class Scholar:
         return TokenEvent(text=text)
 
     def _verifier(self, recorder: TurnRecorder):
-        verifier = self.library.verifier(dense=True)
+        verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
 
         def verify(text: str):
-            return verifier.verify(text, recorder, mode="local")
+            return verifier.verify(text, recorder, strict=True)
         return verify
 
-    def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder,
-                          done: list[tuple[PlannedStep, ToolResult]]) -> str | None:
-        """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown,
-        or a search whose best passage shares too few of the question's content words."""
+    def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, done: list[tuple[PlannedStep, ToolResult]],
+                          analysis) -> str | None:
+        """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown, a
+        text the question asks about that the library does not hold (the Lotus Sutra), nothing retrieved, or
+        evidence that neither shares the question's distinctive words nor is close to it in meaning."""
         if not plan.steps or plan.follow_up in ("next", "before"):
             return None
+        if analysis.unknown_titles and not (plan.sutta_ids or plan.aliases):
+            return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
+                    "SuttaCentral's translations).")
         passages = checks.recorder_passages(recorder)
+        if not (plan.sutta_ids or plan.aliases) and (unknown := _unknown_names(plan.question, self.library.bm25)):
+            return f"The texts I have never mention {unknown[0]}."
         if plan.sutta_ids or plan.aliases:
             lookups = [result for step, result in done if isinstance(step, LookupStep)]
             errors = [result.error for result in lookups if result.error is not None]
             if errors and len(errors) == len(lookups) and not passages:
                 return errors[0]
             return None
-        if not passages:
+        if not passages or not recorder.evidence:
             return "No passage matched the question."
         index = self.library.evidence
-        best = max(relevance(plan.search_query or plan.question, p, index.weights) for p in passages)
-        log.debug("best relevance %.2f", best)
-        if best < MIN_RELEVANCE:
-            return f"The closest passages share too little with the question (overlap {best:.2f})."
+        words = max(relevance(plan.search_query or plan.question, w.title, w.text, index.weights)
+                    for w in recorder.evidence)
+        meaning = max((p.scores.get("dense", 0.0) for p in passages), default=0.0)
+        log.debug("evidence relevance: words %.2f, meaning %.2f", words, meaning)
+        if words < MIN_RELEVANCE and meaning < MIN_DENSE and not _names_met(plan.question, recorder.evidence,
+                                                                                self.library.bm25):
+            return f"The closest passages share too little with the question (overlap {words:.2f})."
         return None
 
     def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
         text = ABSTAIN_SENTENCE
-        if reason and reason.startswith("There is no"):
+        if reason and reason.startswith(("There is no", "The ")) and "share too little" not in reason:
             text += " " + reason
-        return Answer(
-            answer=text, status="abstained", confidence=1.0, citations=[],
-            trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
-            session_id=turn.session_id, mode=plan.mode, error=None,
-            timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
-        )
+        base: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                                    session_id=turn.session_id, mode=plan.mode,
+                                    timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)})
+        return self._declined(recorder, text, base)
 
     def _memory(self, session_id: str | None):
         if not session_id:
@@ -354,8 +400,8 @@ class Scholar:
             log.warning("could not save the turn to memory: %s", exc)
 
 
-def relevance(question: str, passage: Passage, weights=None) -> float:
-    """IDF-weighted share of the question's content words found in the passage or its title. Words the corpus
+def relevance(question: str, title: str, text: str, weights=None) -> float:
+    """IDF-weighted share of the question's content words found in a passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
     from indexing.text import tokenize
     from tools.query import QUERY_NOISE
@@ -364,9 +410,49 @@ def relevance(question: str, passage: Passage, weights=None) -> float:
     if not q:
         return 1.0
     w = weights(q) if weights is not None else {t: 1.0 for t in q}
-    have = set(tokenize(f"{passage.title} {passage.text}"))
+    have = set(tokenize(f"{title} {text}"))
     total = sum(w.values()) or 1.0
     return sum(w[t] for t in q if t in have) / total
+
+
+_CAPITALISED = re.compile(r"(?<=\w[\s,;:'’(])\s*([A-ZĀĪŪṬḌṆÑṄḶṀṂ][\w\u0300-\u036f]+)")
+
+
+def _unknown_names(question: str, bm25) -> list[str]:
+    """Names the question uses (capitalised words inside it) that no passage of the library contains: a teacher,
+    text or figure of another tradition ("Zhaozhou", "Amitabha") is a premise the texts cannot answer from."""
+    from indexing.text import tokenize
+
+    out = []
+    for word in _CAPITALISED.findall(question):
+        tokens = tokenize(word)
+        counts = [bm25.document_frequency(t) for t in tokens]
+        if counts and all(n > 0 and df == 0 for df, n in counts) and not _spelt_otherwise(tokens, bm25):
+            out.append(word)
+    return out
+
+
+def _spelt_otherwise(tokens: list[str], bm25) -> bool:
+    """A reader's spelling of a name the library has ("Mogallana" for Moggallāna) is not an unknown name."""
+    from rapidfuzz import fuzz, process
+
+    vocab = list(bm25.vocabulary())
+    return any(process.extractOne(t, vocab, scorer=fuzz.ratio, score_cutoff=85) for t in tokens if len(t) >= 5)
+
+
+def _names_met(question: str, evidence, bm25) -> bool:
+    """A person or place the question names (a capitalised word inside it that few passages use, unlike "Buddha")
+    that the evidence speaks of: the passages are about the question's subject even when they word the rest
+    otherwise ("Sāti's misunderstanding" against "Sāti ... harmful misconception")."""
+    from indexing.text import tokenize
+
+    said = set(tokenize(" ".join(e.text for e in evidence)))
+    for word in _CAPITALISED.findall(question):
+        for token in tokenize(word)[:1]:
+            df, n = bm25.document_frequency(token)
+            if token in said and n and df / n <= RARE_NAME_SHARE:
+                return True
+    return False
 
 
 def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:

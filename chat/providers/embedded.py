@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,22 @@ class _Runtime:
     def __init__(self, llama: Any) -> None:
         self.llama = llama
         self.lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+
+    def grammar(self, gbnf: str) -> Any:
+        """The compiled llama.cpp grammar for this GBNF text (compiling takes milliseconds; answers reuse a few)."""
+        compiled = self._grammars.get(gbnf)
+        if compiled is None:
+            from llama_cpp import LlamaGrammar
+
+            try:
+                compiled = LlamaGrammar.from_string(gbnf, verbose=False)
+            except ValueError as exc:
+                raise ChatError(f"invalid output grammar: {exc}") from exc
+            if len(self._grammars) > 32:
+                self._grammars.clear()
+            self._grammars[gbnf] = compiled
+        return compiled
 
     @classmethod
     def get(cls, path: str, n_ctx: int, n_threads: int, n_batch: int) -> _Runtime:
@@ -120,6 +136,9 @@ class EmbeddedLLM(CustomLLM):
     repeat_penalty: float = Field(default=1.05)
 
     _last_stats: GenerationStats | None = PrivateAttr(default=None)
+    # The GBNF every generation of this copy must follow, asked for at each call: the agent's grammar depends on
+    # how many numbered passages the turn has shown so far, which grows when the agent calls a tool.
+    _grammar_fn: Callable[[], str | None] | None = PrivateAttr(default=None)
 
     @classmethod
     def class_name(cls) -> str:
@@ -141,6 +160,24 @@ class EmbeddedLLM(CustomLLM):
     def _runtime(self) -> _Runtime:
         return _Runtime.get(self.model_path, self.context_window, self.n_threads, self.n_batch)
 
+    def with_grammar(self, grammar_fn: Callable[[], str | None]) -> EmbeddedLLM:
+        """A copy whose every generation follows the GBNF `grammar_fn()` returns at that moment (None: free)."""
+        copy = self.model_copy()
+        copy._grammar_fn = grammar_fn
+        return copy
+
+    # --- scoring ------------------------------------------------------------------------------------------
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        """Each token of `continuation` with its log-probability after `prompt` (ChatML text).
+
+        Runs on a second, small llama.cpp context over the same (memory-mapped) weights, so scoring never evicts
+        the answer's prompt from the main context's cache; a prompt shared with the previous scoring call is
+        reused. One decode of the continuation with logits at every position: a sentence costs about what
+        evaluating its tokens as prompt costs."""
+        runtime = _Runtime.get(self.model_path, SCORING_CONTEXT, self.n_threads, self.n_batch)
+        with runtime.lock:
+            return _score(runtime.llama, prompt, continuation)
+
     def warm_up(self) -> None:
         """Load the weights now rather than on the first question."""
         self._runtime()
@@ -152,6 +189,8 @@ class EmbeddedLLM(CustomLLM):
         stop = STOP_SEQUENCES + list(kwargs.get("stop") or [])
         max_tokens = int(kwargs.get("max_tokens") or self.max_tokens)
         temperature = float(kwargs.get("temperature", self.temperature))
+        gbnf = kwargs.get("grammar") or (self._grammar_fn() if self._grammar_fn else None)
+        grammar = runtime.grammar(gbnf) if gbnf else None
         with runtime.lock:
             tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) + 16 > self.context_window:
@@ -175,6 +214,7 @@ class EmbeddedLLM(CustomLLM):
                 repeat_penalty=self.repeat_penalty,
                 stop=stop,
                 stream=True,
+                grammar=grammar,
             )
             try:
                 for chunk in stream:
@@ -307,6 +347,59 @@ class EmbeddedLLM(CustomLLM):
                 yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
 
         return gen()
+
+
+SCORING_CONTEXT = 2048  # tokens: one or two cited passages, the question and a sentence
+
+
+def _score(llama: Any, prompt: str, continuation: str) -> list[tuple[str, float]]:
+    # llama-cpp-python's public API returns logprobs only for generated tokens (or for every prompt token with
+    # logits_all, which allocates n_ctx x vocabulary floats); this asks llama.cpp for the continuation's logits
+    # only. It uses the pinned version's batch and context wrappers, as Llama.eval does.
+    import numpy as np
+
+    prefix = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+    tokens = llama.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
+    if not prefix or not tokens:
+        return []
+    if len(prefix) + len(tokens) + 1 > llama.n_ctx():
+        raise ChatError(f"{len(prefix) + len(tokens)} tokens do not fit the scoring context of {llama.n_ctx()}")
+    keep = llama.longest_token_prefix(llama._input_ids.tolist(), prefix)
+    keep = min(keep, len(prefix) - 1)  # the prompt's last token is decoded again: its logits score token one
+    llama.n_tokens = keep
+    llama._ctx.kv_cache_seq_rm(-1, keep, -1)
+    if len(prefix) - 1 > keep:
+        llama.eval(prefix[keep:-1])
+    out: list[tuple[int, float]] = []
+    step = max(1, llama.n_batch - 1)
+    feed = [prefix[-1], *tokens]
+    for start in range(0, len(tokens), step):
+        part = feed[start : start + step + 1]
+        targets = tokens[start : start + step]
+        llama._batch.set_batch(batch=part[: len(targets)], n_past=llama.n_tokens, logits_all=True)
+        llama._ctx.decode(llama._batch)
+        shape = (len(targets), llama.n_vocab())
+        logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=shape).astype(np.float64)
+        top = logits.max(axis=1, keepdims=True)
+        lse = (np.log(np.exp(logits - top).sum(axis=1, keepdims=True)) + top)[:, 0]
+        chosen = logits[np.arange(len(targets)), targets] - lse
+        llama.input_ids[llama.n_tokens : llama.n_tokens + len(targets)] = part[: len(targets)]
+        llama.n_tokens += len(targets)
+        out.extend((token, float(lp)) for token, lp in zip(targets, chosen))
+    return _as_text_pieces(llama, out)
+
+
+def _as_text_pieces(llama: Any, scored: list[tuple[int, float]]) -> list[tuple[str, float]]:
+    """Token ids -> text pieces that concatenate to the decoded continuation: a character split across tokens
+    ("Ā" is two) belongs to the token that completes it, so character offsets stay right."""
+    out: list[tuple[str, float]] = []
+    raw, shown = b"", ""
+    for token, logprob in scored:
+        raw += llama.detokenize([token])
+        text = raw.decode("utf-8", "ignore")
+        out.append((text[len(shown):], logprob))
+        shown = text
+    return out
 
 
 def embedded_installed(settings: ScholarSettings) -> bool:

@@ -2,7 +2,7 @@
 
 In a ReAct exchange it searches for the user's question first, then answers from the first passage of the
 Observation that carries a citation ref. It also answers the other prompts the app sends an LLM (the direct
-fallback answer, follow-up questions, the claim judge, the yes/no reranker) from their own contents, so every
+fallback answer, follow-up questions, the yes/no reranker) from their own contents, so every
 path of the app works without a model. Parsing is deliberately loose: prompts change, this should not break.
 """
 
@@ -18,6 +18,7 @@ from indexing.text import tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from tools.references import MENTION
 
+_NUMBERED = re.compile(r"^\[(\d+)\] [^()\n]*? \([^()\n]*\): (.*)")  # "[2] MN 21:20.1 (Title): text"
 _REF_LINE = re.compile(r"\[([^\[\]\n]*\d[^\[\]\n]*)\]\s*(.*)")
 _NOTES = re.compile(r"^\s*\(Notes?:.*\)\s*$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
@@ -61,7 +62,12 @@ def current_observations(messages: Sequence[ChatMessage]) -> list[str]:
 
 
 def first_cited_passage(text: str) -> tuple[str, str] | None:
-    """(ref, passage text) of the first line that carries a reference: `[MN 21:3.1–3.4] Title: text`."""
+    """(ref, passage text) of the first line that carries a reference: numbered evidence `[2] MN 21:3.1 (Title):
+    text` is cited by its number, as the prompt asks; an older `[MN 21:3.1–3.4] Title: text` by its reference."""
+    for line in text.splitlines():
+        numbered = _NUMBERED.match(line.strip())
+        if numbered:
+            return numbered.group(1), numbered.group(2).strip()
     for line in text.splitlines():
         match = _REF_LINE.search(line)
         if match:
@@ -96,14 +102,6 @@ def _overlap(claim: str, evidence: str) -> float:
     return len(wanted & set(tokenize(evidence))) / len(wanted) if wanted else 0.0
 
 
-def _judge(prompt: str) -> str:
-    claim = _field(prompt, "Sentence") or ""
-    evidence = prompt.split("Passages", 1)[-1]
-    score = _overlap(claim, evidence)
-    verdict = "supported" if score >= 0.75 else "partial" if score >= 0.4 else "unsupported"
-    return json.dumps({"verdict": verdict, "reason": f"{score:.0%} of the sentence's words are in the passages"})
-
-
 def _rerank(prompt: str) -> str:
     question = _field(prompt, "Question") or ""
     passage = prompt.split("Passage", 1)[-1]
@@ -131,8 +129,6 @@ def rule_based_reply(messages: Sequence[ChatMessage]) -> str:
             return (f"Thought: I need passages about the question.\nAction: search_passages\n"
                     f"Action Input: {json.dumps({'query': query}, ensure_ascii=False)}")
         return "Thought: I can answer.\nAnswer: " + answer_from(observations)
-    if '"verdict"' in prompt and _field(prompt, "Sentence") is not None:
-        return _judge(prompt)
     if re.search(r"yes or no", prompt, re.I) and _field(prompt, "Question") is not None:
         return _rerank(prompt)
     if re.search(r"follow-up questions", prompt, re.I):

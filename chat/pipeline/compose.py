@@ -1,0 +1,87 @@
+"""From numbered evidence to the reader's text: the key lines quoted first, the model's "[n]" turned into
+references, and an answer made of the evidence alone when none of the model's sentences holds.
+
+The model cites by number because it can only be shown so many passages and a number cannot be misspelt; the
+reader needs the reference. Mapping happens here, once, in code: a number the turn never showed maps to nothing
+and is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.turn import TurnRecorder
+from tools.windows import EvidenceWindow
+
+NUMBER = re.compile(r"\[(\d{1,3})\]")
+_RUN = re.compile(r"(?:\s*\[\d{1,3}\])+")
+KEY_LINES_CHARS = 360  # what the reader sees quoted before the explanation
+
+
+def quote_text(window: EvidenceWindow, limit: int = KEY_LINES_CHARS) -> str:
+    """The window's lines as one quotation: verse line marks become spaces, and a long window is cut at the end
+    of a segment (never mid-sentence) once past `limit`."""
+    out = ""
+    for text in window.texts:
+        line = " ".join(text.replace("<j>", " ").split())
+        if not line:
+            continue
+        if out and len(out) + len(line) > limit:
+            break
+        out = f"{out} {line}".strip()
+    return out.strip("“”\"'‘’ ").rstrip(",;:—")
+
+
+def key_lines(windows: list[EvidenceWindow]) -> str:
+    """The evidence the reader sees first, as Markdown block quotes with their references."""
+    return "\n".join(f"> “{quote_text(w)}” [{w.ref}]" for w in windows)
+
+
+def map_numbers(text: str, recorder: TurnRecorder) -> tuple[str, list[int]]:
+    """"... flood [1][3]." -> "... flood [SN 1.1:1.5; SN 1.1:1.7–1.9]."; returns the text and the numbers that
+    stand for nothing shown this turn (removed)."""
+    unknown: list[int] = []
+
+    def replace(m: re.Match) -> str:
+        refs: list[str] = []
+        for n in (int(x) for x in NUMBER.findall(m.group(0))):
+            window = recorder.cited(n)
+            if window is None:
+                unknown.append(n)
+            elif window.ref not in refs:
+                refs.append(window.ref)
+        lead = " " if m.group(0)[:1].isspace() else ""
+        return f"{lead}[{'; '.join(refs)}]" if refs else ""
+
+    return _RUN.sub(replace, text), unknown
+
+
+class CitationStream:
+    """Maps "[n]" to references in streamed text, holding back a bracket until it closes."""
+
+    def __init__(self, recorder: TurnRecorder):
+        self.recorder = recorder
+        self.pending = ""
+
+    def feed(self, text: str) -> str:
+        self.pending += text
+        cut = self.pending.rfind("[")
+        if cut >= 0 and "]" not in self.pending[cut:] and len(self.pending) - cut < 8:
+            ready, self.pending = self.pending[:cut], self.pending[cut:]
+        else:
+            ready, self.pending = self.pending, ""
+        # a run of numbers ("[1][3]") is mapped whole; a run cut at the end waits for the rest
+        tail = re.search(r"(?:\[\d{1,3}\]\s*)+$", ready)
+        if tail and not self.pending:
+            ready, self.pending = ready[: tail.start()], ready[tail.start():]
+        return map_numbers(ready, self.recorder)[0]
+
+    def flush(self) -> str:
+        out, self.pending = map_numbers(self.pending, self.recorder)[0], ""
+        return out
+
+
+def evidence_only(windows: list[EvidenceWindow], shown: str) -> str:
+    """An answer when none of the model's sentences stood: one plain sentence introducing the quoted evidence."""
+    where = ", ".join(dict.fromkeys(w.sutta_id or w.title for w in windows))
+    return f"The texts I have say this ({where}):\n\n{shown}".strip()

@@ -1,0 +1,59 @@
+"""Output grammars (GBNF) for the embedded model: what it may write is what the pipeline can check.
+
+The ReAct reply is either one tool call with a JSON object of string or number arguments, or an answer whose every
+sentence ends with references to the numbered passages the turn has shown ("... flood [1]."), and nothing else: a
+number outside 1..n cannot be sampled, so the model cites only what it was shown. llama.cpp applies the grammar
+while sampling; providers without grammars (Ollama) get the same rules in the prompt and the same checks after.
+"""
+
+from __future__ import annotations
+
+from indexing.vocabulary import ABSTAIN_SENTENCE
+
+MAX_SENTENCES = 4
+MAX_REFS_PER_SENTENCE = 3
+
+_JSON = r'''args ::= "{" pair ("," " "? pair)* "}"
+pair ::= string ":" " "? value
+value ::= string | [0-9]{1,3}
+string ::= "\"" ([^"\\\n] | "\\" ["\\/nt])* "\""
+'''
+
+# A sentence: no line break, bracket or colon of its own (no "SN 36.6:3.1" written into the prose, where no check
+# maps it), then its passage numbers.
+_SENTENCE = r'''sentence ::= [^\n\[\]: ] [^\n\[\]:]{6,300} " " refs "."?
+refs ::= "[" num "]" ("[" num "]"){0,%d}
+'''
+
+
+def _literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _answer(n_passages: int, notes: bool) -> str:
+    """`answer`: the abstain sentence, or sentences citing passages 1..n_passages."""
+    abstain = _literal(ABSTAIN_SENTENCE)
+    if n_passages <= 0:
+        return f"answer ::= {abstain}\n"
+    if notes:
+        body = ('body ::= "# " [^\\n\\[\\]]{3,120} "\\n" section{1,6}\n'
+                'section ::= "\\n## " [^\\n\\[\\]]{3,120} "\\n" paragraph{1,3}\n'
+                'paragraph ::= sentence (" " sentence){0,4} "\\n"\n')
+    else:
+        body = f'body ::= sentence (" " sentence){{0,{MAX_SENTENCES - 1}}}\n'
+    numbers = " | ".join(_literal(str(i)) for i in range(1, n_passages + 1))
+    return (f"answer ::= {abstain} | body\n" + body + _SENTENCE % (MAX_REFS_PER_SENTENCE - 1)
+            + f"num ::= {numbers}\n")
+
+
+def react_grammar(tools: list[str], n_passages: int, notes: bool = False) -> str:
+    """A Thought, then an Action with its input, or an Answer. With no passages shown yet, only a tool call or the
+    abstain sentence is possible."""
+    names = " | ".join(_literal(t) for t in tools)
+    return ('root ::= "Thought: " [^\\n]{1,300} "\\n" (action | "Answer: " answer)\n'
+            f'action ::= "Action: " ({names}) "\\nAction Input: " args\n' + _JSON + _answer(n_passages, notes))
+
+
+def answer_grammar(n_passages: int, notes: bool = False) -> str:
+    """The answer alone, without the ReAct frame: the direct answer when the agent's reply failed."""
+    return "root ::= answer\n" + _answer(n_passages, notes)

@@ -1,0 +1,114 @@
+"""The likelihood judge (tools/judge.py) with a scripted token scorer, and its place in the claim verifier."""
+
+from __future__ import annotations
+
+import re
+
+from tools.evidence import EvidenceIndex
+from tools.judge import LikelihoodJudge
+from tools.verifier import ClaimVerifier
+
+from conftest import passages_of
+
+
+class WordScorer:
+    """A stand-in language model: a word is likely (-0.5) when the prompt holds it, else unlikely (-6). Words in
+    `priors` are what a model 'knows' from elsewhere: likely without a passage, but once it reads a passage it
+    expects the passage's words, so they fall back to unlikely."""
+
+    def __init__(self, priors: set[str] = frozenset()):
+        self.priors = {p.lower() for p in priors}
+        self.calls = 0
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        self.calls += 1
+        seen = {w.lower() for w in re.findall(r"\w+", prompt)}
+        out = []
+        for piece in re.findall(r"\s*\S+", continuation):
+            word = re.sub(r"\W", "", piece).lower()
+            prior = word in self.priors and "Passage:" not in prompt
+            out.append((piece, -0.5 if word in seen or prior else -6.0))
+        return out
+
+
+PASSAGE = "When I stood still, I went under. And when I swam, I was swept away. That is how I crossed the flood."
+
+
+def test_a_claim_in_the_passages_words_needs_no_model_call():
+    scorer = WordScorer()
+    judged = LikelihoodJudge(scorer).judge("He crossed the flood: when he swam he was swept away.", PASSAGE)
+    assert judged.supported and not judged.scored and scorer.calls == 0
+
+
+def test_a_word_the_passage_does_not_explain_fails_the_claim_and_is_named():
+    # "water" and "walking" are likely to the model without the passage (its own prior), and no likelier with it
+    judged = LikelihoodJudge(WordScorer(priors={"walking", "water"})).judge(
+        "He crossed the flood by walking on water.", PASSAGE)
+    assert not judged.supported
+    assert judged.weakest in ("walking", "water")
+    assert "does not say" in judged.reason
+
+
+def test_a_word_the_passage_makes_likely_passes():
+    class Paraphrase(WordScorer):
+        def continuation_logprobs(self, prompt, continuation):
+            out = super().continuation_logprobs(prompt, continuation)
+            # the passage ("swept away") makes "carried" likely; without it the model would not say it
+            return [(t, -0.5 if "carried" in t and "swept" in prompt else lp) for t, lp in out]
+
+    judged = LikelihoodJudge(Paraphrase()).judge("When he swam he was carried off.", PASSAGE)
+    assert judged.supported, judged
+
+
+def test_names_the_cited_text_uses_elsewhere_are_not_new():
+    judged = LikelihoodJudge(WordScorer()).judge("Sāriputta crossed the flood.", PASSAGE, known={"sariputta"})
+    assert judged.supported and not judged.scored
+
+
+def _verifier(store, bm25, scorer=None):
+    return ClaimVerifier(EvidenceIndex(store, bm25), llm=scorer, mode="judge" if scorer else "local")
+
+
+def test_verifier_in_judge_mode_catches_what_shares_words_with_its_passage(stores):
+    store, bm25 = stores
+    claim = "Purity and impurity are personal matters; no teacher can purify another [MN 201:3.1]."
+    local = _verifier(store, bm25).verify(claim, passages_of(store, "mn201")).verdicts[0]
+    judged = _verifier(store, bm25, WordScorer(priors={"teacher"})).verify(
+        claim, passages_of(store, "mn201")).verdicts[0]
+    assert local.verdict == "supported"  # the lexical checks alone let it through
+    assert judged.judge == "judge"
+    assert judged.verdict == "unsupported", judged.reason
+
+
+def test_verifier_without_a_scoring_model_falls_back_to_local_checks(stores):
+    store, bm25 = stores
+
+    class ChatOnly:  # an LLM that cannot score tokens (Ollama)
+        pass
+
+    report = ClaimVerifier(EvidenceIndex(store, bm25), llm=ChatOnly(), mode="judge").verify(
+        "Purity and impurity are personal matters [MN 201:3.1].", passages_of(store, "mn201"))
+    assert report.mode == "local" and report.verdicts[0].verdict == "supported"
+
+
+def test_a_person_the_cited_text_never_names_is_unsupported(stores):
+    store, bm25 = stores
+    v = _verifier(store, bm25).verify(
+        "At Ayojjhā on the bank of the Ganges, the Buddha addressed Ānanda [MN 201:1.2].",
+        passages_of(store, "mn201")).verdicts[0]
+    assert v.verdict == "unsupported" and "Ānanda" in v.reason
+
+
+def test_a_number_the_cited_text_never_uses_is_unsupported(stores):
+    store, bm25 = stores
+    v = _verifier(store, bm25).verify(
+        "Moggallāna went to the Eastern Monastery and stayed there for nine days [MN 202:3.1].",
+        passages_of(store, "mn202")).verdicts[0]
+    assert v.verdict == "unsupported", v.reason
+
+
+def test_never_inside_a_faithful_quotation_is_not_a_negation(stores):
+    store, bm25 = stores
+    v = _verifier(store, bm25).verify(
+        "The text says that “no one can purify another” [MN 201:3.1].", passages_of(store, "mn201")).verdicts[0]
+    assert v.verdict == "supported", v.reason
