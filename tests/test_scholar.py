@@ -168,6 +168,34 @@ def test_eval_answers_scores_gold_abstention_and_precision(base, tmp_path, capsy
     assert [r["id"] for r in answers.load_questions(qs, ids="b, x")] == ["b"]
 
 
+def test_eval_answers_scores_what_the_answer_says_when_the_file_has_key_facts(base, tmp_path):
+    import argparse
+    import json
+
+    from chat.evals import answers
+    from chat.runtime import Runtime
+
+    qs = tmp_path / "facts.jsonl"
+    qs.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "right", "question": "What does the Fire Sermon say is burning?", "gold": ["SN 35.28"],
+         "must": [["eye"], ["greed", "lust"]], "must_not": []},
+        {"id": "wrong", "question": "What does the Fire Sermon say is burning?", "gold": ["SN 35.28"],
+         "must": [["eye"], ["ocean"]], "must_not": [["Gaya"]]},
+    ]))
+    reply = "Thought: ok\nAnswer: The eye is burning with greed [SN 35.28:1.3–2.1]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW, reply, FOLLOW])
+    out = tmp_path / "report.json"
+    args = argparse.Namespace(questions=qs, limit=None, ids=None, json_out=out)
+    assert answers.run(args, scholar.settings, Runtime(scholar.settings, scholar=scholar)) == 0
+    report = json.loads(out.read_text())
+    right, wrong = report["results"]
+    assert (right["facts"], right["correct"], right["clean"]) == (1.0, True, True)
+    assert wrong["facts"] == 0.5 and not wrong["correct"] and wrong["missing_facts"] == [["ocean"]]
+    assert (report["facts"], report["correct"], report["clean"]) == (0.75, 0.5, 1.0)
+    for key in ("cited_gold", "answer_seconds_p50", "first_token_seconds_p50"):
+        assert key in report
+
+
 async def test_a_name_no_passage_holds_is_declined_without_the_model(base):
     scholar, llm = scholar_for(base, [])
     answer = await scholar.aask("What did Zhaozhou answer when asked whether a dog has the nature of a saw?")

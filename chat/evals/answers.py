@@ -3,6 +3,11 @@
 Metrics (top-level JSON keys): cited_gold (answerable questions whose answer cites a gold or also-relevant sutta),
 abstained_correctly (unanswerable questions declined), citation_precision (citations that point to a retrieved
 passage and whose sentence the verifier does not flag), answer_seconds_p50/p95, first_token_seconds_p50.
+
+A file whose rows carry key facts (`must`: groups of alternatives; `must_not`) is also scored on what the answer
+says: facts (share of `must` groups of which one alternative occurs in the answer, case- and diacritic-insensitive),
+correct (every fact, no `must_not`), clean (answered, with no warning mark, fallback block or empty-reference
+debris), and evidence_only (answers where none of the model's sentences stood, so the quoted passages answer).
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import sys
+import unicodedata
 from pathlib import Path
 
 from chat.pipeline.answer import Answer
@@ -66,6 +73,32 @@ def score_answer(row: dict, answer: Answer) -> dict:
     }
 
 
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
+_DEBRIS = re.compile(r"\[\s*\]|\(\s*\)|What the closest passage says")
+
+
+def score_content(row: dict, answer: Answer) -> dict:
+    """What the answer says against the row's key facts."""
+    from indexing.vocabulary import PARTIAL_MARK, UNCITED_MARK, UNSUPPORTED_MARK
+
+    text = _fold(answer.answer)
+    must = row.get("must") or []
+    got = [any(_fold(alt) in text for alt in group) for group in must]
+    wrong = [alt for group in row.get("must_not") or [] for alt in group if _fold(alt) in text]
+    marks = any(m in answer.answer for m in (UNSUPPORTED_MARK, PARTIAL_MARK, UNCITED_MARK, "⚠"))
+    return {
+        "facts": round(sum(got) / len(must), 3) if must else 1.0,
+        "correct": all(got) and not wrong and answer.status == "answered",
+        "clean": answer.status == "answered" and not marks and not _DEBRIS.search(answer.answer),
+        "evidence_only": answer.status == "answered" and answer.answer.startswith("The texts I have say this"),
+        "missing_facts": [group for group, ok in zip(must, got) if not ok],
+        "said_wrong": wrong,
+    }
+
+
 def _flagged_citations(answer: Answer) -> int:
     """Citations used only in sentences the verifier marked as unsupported."""
     from indexing.vocabulary import PARTIAL_MARK, UNSUPPORTED_MARK
@@ -86,8 +119,16 @@ def summarize(results: list[dict]) -> dict:
     n_cit = sum(r["citations"] for r in results)
     seconds = [r["seconds"] for r in results if r["seconds"] is not None]
     first = [r["first_token"] for r in results if r["first_token"] is not None]
+    content = [r for r in results if "facts" in r]
+    scored = {}
+    if content:
+        def share(key: str) -> float:
+            return round(sum(float(r[key]) for r in content) / len(content), 3)
+        scored = {"facts": share("facts"), "correct": share("correct"), "clean": share("clean"),
+                  "evidence_only": share("evidence_only")}
     return {
         "questions": len(results),
+        **scored,
         "cited_gold": round(sum(r["cited_gold"] for r in answerable) / len(answerable), 3) if answerable else None,
         "abstained_correctly": round(sum(r["status"] == "abstained" for r in unanswerable) / len(unanswerable), 3)
         if unanswerable else None,
@@ -116,6 +157,8 @@ async def _run_all(scholar, rows: list[dict]) -> list[dict]:
     for row in rows:
         answer = await scholar.aask(row["question"])
         result = score_answer(row, answer)
+        if "must" in row:
+            result.update(score_content(row, answer))
         log.info("%s %s %s cited=%s gold=%s %.1fs", result["id"], result["kind"], result["status"], result["cited"],
                  result["gold"], result["seconds"] or 0)
         results.append(result)
