@@ -208,10 +208,11 @@ def test_a_readers_spelling_of_a_name_the_texts_hold_is_not_unknown(base):
 
     from helpers_tools import open_library
 
-    bm25 = open_library(base).bm25
-    assert _unknown_names("Why did the Buddha stay near Gaya Head?", bm25) == []  # without the diacritic
-    assert _unknown_names("Why did the Buddha stay near Gayaa Head?", bm25) == []  # spelt otherwise
-    assert _unknown_names("What did Zhaozhou say at Gayā?", bm25) == ["Zhaozhou"]
+    library = open_library(base)
+    assert _unknown_names("Why did the Buddha stay near Gaya Head?", library) == []  # without the diacritic
+    assert _unknown_names("Why did the Buddha stay near Gayaa Head?", library) == []  # spelt otherwise
+    assert _unknown_names("What is the first text of the Saṁyutta Nikāya?", library) == []  # a collection's name
+    assert _unknown_names("What did Zhaozhou say at Gayā?", library) == ["Zhaozhou"]
 
 
 async def test_a_subject_the_evidence_names_is_answered_though_the_other_words_differ(base):
@@ -220,3 +221,11 @@ async def test_a_subject_the_evidence_names_is_answered_though_the_other_words_d
     # most words of the question are not the text's, but the place it asks about is
     answer = await scholar.aask("What sojourning occurred at Gayā, and which listeners were gathered?")
     assert answer.status == "answered" and llm.prompts, answer.answer
+
+
+async def test_a_text_outside_the_library_is_declined_with_the_closest_passages_offered(base):
+    scholar, llm = scholar_for(base, [])
+    answer = await scholar.aask("What does the Lotus Sutra say about the burning house and the eye?")
+    assert answer.status == "abstained" and llm.prompts == []  # never answered from the closest passages
+    assert "The Lotus Sutra is not among the texts I have" in answer.answer
+    assert answer.citations and "closest passages" in answer.answer

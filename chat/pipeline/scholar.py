@@ -354,7 +354,7 @@ class Scholar:
             return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
                     "SuttaCentral's translations).")
         passages = checks.recorder_passages(recorder)
-        if not (plan.sutta_ids or plan.aliases) and (unknown := _unknown_names(plan.question, self.library.bm25)):
+        if not (plan.sutta_ids or plan.aliases) and (unknown := _unknown_names(plan.question, self.library)):
             return f"The texts I have never mention {unknown[0]}."
         if plan.sutta_ids or plan.aliases:
             lookups = [result for step, result in done if isinstance(step, LookupStep)]
@@ -418,17 +418,29 @@ def relevance(question: str, title: str, text: str, weights=None) -> float:
 _CAPITALISED = re.compile(r"(?<=\w[\s,;:'’(])\s*([A-ZĀĪŪṬḌṆÑṄḶṀṂ][\w\u0300-\u036f]+)")
 
 
-def _unknown_names(question: str, bm25) -> list[str]:
-    """Names the question uses (capitalised words inside it) that no passage of the library contains: a teacher,
-    text or figure of another tradition ("Zhaozhou", "Amitabha") is a premise the texts cannot answer from."""
-    from indexing.text import tokenize
+def _unknown_names(question: str, library) -> list[str]:
+    """Names the question uses (capitalised words inside it) that no passage of the library contains, in English
+    or in Pali, and that name no collection or book: a teacher, text or figure of another tradition ("Zhaozhou",
+    "Amitabha") is a premise the texts cannot answer from."""
+    from indexing.pali_index import pali_tokens
+    from indexing.text import fold, tokenize
+    from indexing.vocabulary import BOOKS, COLLECTIONS
 
+    bm25 = library.bm25
+    pali = library.bridges.pali
+    canon_names = set(tokenize(" ".join([*(f"{c.english} {c.pali}" for c in COLLECTIONS.values()),
+                                         *(f"{b.english} {b.pali} {' '.join(b.names)}" for b in BOOKS.values())])))
     out = []
     for word in _CAPITALISED.findall(question):
         tokens = tokenize(word)
         counts = [bm25.document_frequency(t) for t in tokens]
-        if counts and all(n > 0 and df == 0 for df, n in counts) and not _spelt_otherwise(tokens, bm25):
-            out.append(word)
+        if not counts or not all(n > 0 and df == 0 for df, n in counts):  # (0, 0): no index to tell
+            continue
+        if set(tokens) & canon_names or _spelt_otherwise(tokens, bm25):
+            continue
+        if pali is not None and any(pali.store.document_frequency(t)[0] for t in pali_tokens(fold(word))):
+            continue
+        out.append(word)
     return out
 
 

@@ -1,0 +1,60 @@
+"""The model cites passages by number; code maps the numbers to references and holds the model to a grammar."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.pipeline.compose import CitationStream, evidence_only, key_lines, map_numbers
+from chat.pipeline.grammar import answer_grammar, react_grammar
+from indexing.vocabulary import ABSTAIN_SENTENCE
+from tools.turn import TurnRecorder
+from tools.windows import EvidenceWindow
+
+
+def _window(doc: str, sid: str, segs: tuple[str, ...], text: str) -> EvidenceWindow:
+    return EvidenceWindow(doc, sid, "A Title", segs, tuple(text.split("|")), 1.0, segs[0])
+
+
+@pytest.fixture
+def recorder() -> TurnRecorder:
+    rec = TurnRecorder()
+    rec.number([_window("sn1.1", "SN 1.1", ("sn1.1:1.5", "sn1.1:1.6"), "Not standing, | not swimming."),
+                _window("mn72", "MN 72", ("mn72:19.11",), "Suppose that fire was extinguished.")])
+    return rec
+
+
+def test_numbers_become_the_references_of_the_passages_shown(recorder):
+    text, unknown = map_numbers("I crossed without standing [1]. The fire went out [2][1]. Invented [7].", recorder)
+    assert text == ("I crossed without standing [SN 1.1:1.5–1.6]. The fire went out [MN 72:19.11; SN 1.1:1.5–1.6]. "
+                    "Invented.")
+    assert unknown == [7]
+
+
+def test_an_overlapping_window_keeps_the_number_it_was_shown_under(recorder):
+    again = _window("sn1.1", "SN 1.1", ("sn1.1:1.6", "sn1.1:1.7"), "not swimming. | Then")
+    assert recorder.number([again]) == [1] and len(recorder.evidence) == 2
+
+
+def test_the_stream_holds_a_bracket_until_it_closes(recorder):
+    stream = CitationStream(recorder)
+    pieces = [stream.feed(p) for p in ("Not standing [", "1", "]", " and fire [2", "]", ".")]
+    out = "".join(pieces) + stream.flush()
+    assert out == "Not standing [SN 1.1:1.5–1.6] and fire [MN 72:19.11]."
+    assert "[" not in pieces[0] and "[1" not in "".join(pieces)  # a number never reaches the reader
+
+
+def test_the_evidence_is_quoted_with_its_references_and_can_stand_alone(recorder):
+    shown = key_lines(recorder.evidence)
+    assert shown.splitlines()[0] == "> “Not standing, not swimming.” [SN 1.1:1.5–1.6]"
+    alone = evidence_only(recorder.evidence, shown)
+    assert alone.startswith("The texts I have say this (SN 1.1, MN 72):\n\n> “")
+
+
+def test_the_grammars_allow_only_the_numbers_shown_and_parse_in_llama_cpp():
+    grammar = answer_grammar(2)
+    assert 'num ::= "1" | "2"\n' in grammar and ABSTAIN_SENTENCE in grammar
+    react = react_grammar(["lookup_sutta", "search_passages"], 0)
+    assert "num ::=" not in react and 'answer ::= "' + ABSTAIN_SENTENCE in react  # nothing shown: no answer yet
+    llama_cpp = pytest.importorskip("llama_cpp")
+    for text in (grammar, react, react_grammar(["lookup_sutta"], 3, notes=True)):
+        assert llama_cpp.LlamaGrammar.from_string(text, verbose=False) is not None
