@@ -67,8 +67,11 @@ def _prefixes(book: Book) -> str:
     return "|".join(sorted(set(names), key=len, reverse=True))
 
 
+WHOLE_TEXT_BOOKS = frozenset({"dhp"})  # cited by the verse alone: `Dhp 21`, never `Dhp 21:1`
+
+
 def _pattern(book: Book, prefix: str) -> re.Pattern:
-    seg = rf"(?::{_SEG})?" if book.uid != "dhp" else ""
+    seg = rf"(?::{_SEG})?" if book.uid not in WHOLE_TEXT_BOOKS else ""
     gap = r"\.?\s*" if book.numbering != "none" else ""
     return re.compile(rf"(?<![\w.])(?:{prefix}){gap}{_number(book)}{seg}(?![\w])")
 
@@ -175,6 +178,12 @@ def parse_reference(text: str) -> Reference | None:
     if len(refs) == 1 and len(re.sub(r"[\W_]", "", text.replace(refs[0].text, ""))) == 0:
         return refs[0]
     return None
+
+
+def cites_segments(sutta_id: str) -> bool:
+    """Whether a citation of this text names its segments (`MN 21:3.1`) or only the text (`Dhp 21`)."""
+    ref = parse_reference(sutta_id)
+    return ref is None or ref.book not in WHOLE_TEXT_BOOKS
 
 
 # ---- citations in answers ----------------------------------------------------------------------------------------
