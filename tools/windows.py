@@ -179,6 +179,20 @@ def _widen(view: SuttaView, i: int) -> tuple[int, int]:
     return lo, hi
 
 
+def closeness(library, question: str, windows: list[EvidenceWindow]) -> float:
+    """The highest similarity in meaning (cosine) of the question to the passages holding these windows; 0.0
+    when the dense side is down."""
+    dense = _dense_scorer(library, question)
+    best = 0.0
+    for w in windows if dense else []:
+        view = library.evidence.sutta(w.doc_id)
+        if view is None:
+            continue
+        sims = dense(w.doc_id, view)
+        best = max([best, *(sims.get(view.position.get(s, -1), 0.0) for s in w.seg_ids)])
+    return best
+
+
 def _dense_scorer(library, question: str):
     """(doc_id, view) -> {segment index: similarity of its chunk to the question}; None when the dense side is
     down (the ranking then rests on words alone)."""

@@ -39,11 +39,13 @@ from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, PreviousTurn, SearchStep, make_plan
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from indexing.settings import ScholarSettings
-from indexing.vocabulary import ABSTAIN_SENTENCE
+from indexing.text import fold, tokenize
+from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
 from tools.query import analyse_query
 from tools.turn import TraceEntry, TurnRecorder
+from tools.windows import closeness
 
 log = logging.getLogger(__name__)
 
@@ -354,7 +356,7 @@ class Scholar:
             return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
                     "SuttaCentral's translations).")
         passages = checks.recorder_passages(recorder)
-        if not (plan.sutta_ids or plan.aliases) and (unknown := _unknown_names(plan.question, self.library)):
+        if not analysis.pinned_docs and (unknown := _unknown_names(plan.question, self.library)):
             return f"The texts I have never mention {unknown[0]}."
         if plan.sutta_ids or plan.aliases:
             lookups = [result for step, result in done if isinstance(step, LookupStep)]
@@ -364,10 +366,17 @@ class Scholar:
             return None
         if not passages or not recorder.evidence:
             return "No passage matched the question."
+        if analysis.pinned_docs:  # the reader named the text; whatever it holds is for the model to read
+            return None
         index = self.library.evidence
-        words = max(relevance(plan.search_query or plan.question, w.title, w.text, index.weights)
-                    for w in recorder.evidence)
-        meaning = max((p.scores.get("dense", 0.0) for p in passages), default=0.0)
+        # a long question's words spread over several windows of its text: each text's windows are read together
+        by_text: dict[str, list] = {}
+        for w in recorder.evidence:
+            by_text.setdefault(w.doc_id, []).append(w)
+        words = max(relevance(plan.search_query or plan.question, ws[0].title, " ".join(w.text for w in ws),
+                              index.weights) for ws in by_text.values())
+        meaning = max([closeness(self.library, plan.question, recorder.evidence),
+                       *(p.scores.get("dense", 0.0) for p in passages)])
         log.debug("evidence relevance: words %.2f, meaning %.2f", words, meaning)
         if words < MIN_RELEVANCE and meaning < MIN_DENSE and not _names_met(plan.question, recorder.evidence,
                                                                                 self.library.bm25):
@@ -403,10 +412,11 @@ class Scholar:
 def relevance(question: str, title: str, text: str, weights=None) -> float:
     """IDF-weighted share of the question's content words found in a passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
-    from indexing.text import tokenize
+
     from tools.query import QUERY_NOISE
 
-    q = list(dict.fromkeys(t for t in tokenize(question) if t not in QUERY_NOISE and len(t) > 2))
+    q = list(dict.fromkeys(t for t in tokenize(question)
+                           if t not in QUERY_NOISE and t not in _CANON_NAME_WORDS and len(t) > 2))
     if not q:
         return 1.0
     w = weights(q) if weights is not None else {t: 1.0 for t in q}
@@ -415,6 +425,11 @@ def relevance(question: str, title: str, text: str, weights=None) -> float:
     return sum(w[t] for t in q if t in have) / total
 
 
+# Words that name the canon's own collections and books ("Saṁyutta Nikāya", "the Long Discourses"): they say
+# where to look, not what the question is about, and no passage need contain them.
+_CANON_NAME_WORDS = frozenset(tokenize(" ".join(
+    [*(f"{c.english} {c.pali}" for c in COLLECTIONS.values()),
+     *(f"{b.english} {b.pali} {' '.join(b.names)}" for b in BOOKS.values())])))
 _CAPITALISED = re.compile(r"(?<=\w[\s,;:'’(])\s*([A-ZĀĪŪṬḌṆÑṄḶṀṂ][\w\u0300-\u036f]+)")
 
 
@@ -423,20 +438,16 @@ def _unknown_names(question: str, library) -> list[str]:
     or in Pali, and that name no collection or book: a teacher, text or figure of another tradition ("Zhaozhou",
     "Amitabha") is a premise the texts cannot answer from."""
     from indexing.pali_index import pali_tokens
-    from indexing.text import fold, tokenize
-    from indexing.vocabulary import BOOKS, COLLECTIONS
 
     bm25 = library.bm25
     pali = library.bridges.pali
-    canon_names = set(tokenize(" ".join([*(f"{c.english} {c.pali}" for c in COLLECTIONS.values()),
-                                         *(f"{b.english} {b.pali} {' '.join(b.names)}" for b in BOOKS.values())])))
     out = []
     for word in _CAPITALISED.findall(question):
         tokens = tokenize(word)
         counts = [bm25.document_frequency(t) for t in tokens]
         if not counts or not all(n > 0 and df == 0 for df, n in counts):  # (0, 0): no index to tell
             continue
-        if set(tokens) & canon_names or _spelt_otherwise(tokens, bm25):
+        if set(tokens) & _CANON_NAME_WORDS or _spelt_otherwise(tokens, bm25):
             continue
         if pali is not None and any(pali.store.document_frequency(t)[0] for t in pali_tokens(fold(word))):
             continue
@@ -456,7 +467,7 @@ def _names_met(question: str, evidence, bm25) -> bool:
     """A person or place the question names (a capitalised word inside it that few passages use, unlike "Buddha")
     that the evidence speaks of: the passages are about the question's subject even when they word the rest
     otherwise ("Sāti's misunderstanding" against "Sāti ... harmful misconception")."""
-    from indexing.text import tokenize
+
 
     said = set(tokenize(" ".join(e.text for e in evidence)))
     for word in _CAPITALISED.findall(question):
