@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from llama_index.core.bridge.pydantic import BaseModel
@@ -131,11 +131,15 @@ class CanonTools:
                     out.setdefault(chunk.chunk_id, Passage.from_chunk(chunk))
         return list(out.values())
 
-    def _windows_in(self, doc_ids: list[str], query: str) -> list[EvidenceWindow]:
-        """The lines of these texts that answer the query; a text's opening when the query names nothing to find."""
+    def _windows_in(self, doc_ids: list[str], query: str, *, setting: bool = False,
+                    limit: int = 0) -> list[EvidenceWindow]:
+        """The lines of these texts that answer the query; a text's opening when the query names nothing to find.
+        `setting`: the openings compete too (who was there, where, to whom); `limit`: fewer windows than the
+        budget's."""
         docs = list(dict.fromkeys(doc_ids))[: self.budget.texts]
+        limit = min(limit or self.budget.windows, self.budget.windows)
         if question_words(query):
-            return rank_windows(self.library, self.library.evidence, query, docs, limit=self.budget.windows)
+            return rank_windows(self.library, self.library.evidence, query, docs, limit=limit, opening=setting)
         windows: list[EvidenceWindow] = []
         for doc_id in docs:
             first = opening(self.library.evidence, doc_id)
@@ -143,9 +147,8 @@ class CanonTools:
                 continue
             windows.append(first)
             if len(docs) == 1:
-                windows.extend(beside(self.library, self.library.evidence, first.seg_ids[-1],
-                                      limit=self.budget.windows - 1))
-        return windows[: self.budget.windows]
+                windows.extend(beside(self.library, self.library.evidence, first.seg_ids[-1], limit=limit - 1))
+        return windows[:limit]
 
     # ---- the tools --------------------------------------------------------------------------------------
     def resolve_alias(self, name: str) -> ToolResult:
@@ -171,8 +174,9 @@ class CanonTools:
 
         return self._lookup(sutta_id, query, lambda: lookup(self.library, sutta_id))
 
-    def lookup_named(self, named: NamedSutta, query: str = "") -> ToolResult:
-        """`lookup_sutta` for a sutta the query's analysis already resolved to its documents."""
+    def lookup_named(self, named: NamedSutta, query: str = "", *, setting: bool = False) -> ToolResult:
+        """`lookup_sutta` for a sutta the query's analysis already resolved to its documents; `setting` lets its
+        opening compete with the lines that match the query."""
         from tools.lookup import lookup, lookup_docs
 
         def find():
@@ -182,9 +186,9 @@ class CanonTools:
                 return lookup(self.library, named.sutta_id)
             return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id)
 
-        return self._lookup(named.sutta_id, query, find)
+        return self._lookup(named.sutta_id, query, find, setting=setting)
 
-    def _lookup(self, sutta_id: str, query: str, find) -> ToolResult:
+    def _lookup(self, sutta_id: str, query: str, find, *, setting: bool = False) -> ToolResult:
         def body():
             result = find()
             self.recorder.search_types_used.add("lookup")
@@ -194,7 +198,7 @@ class CanonTools:
             head += f", {result.collection}."
             if result.blurb:
                 head += " " + clip(result.blurb, 200)
-            passages, text = self._evidence(self._windows_in(result.doc_ids, query))
+            passages, text = self._evidence(self._windows_in(result.doc_ids, query, setting=setting))
             return passages, head + "\n" + text, f"{result.sutta_id}: {text.count(chr(10)) + 1} passages"
 
         return self._run("lookup_sutta", {"sutta_id": sutta_id, "query": query}, body)
@@ -216,7 +220,8 @@ class CanonTools:
         found = [q for p in result.passages for q in [p, *p.twins] if q.doc_id in wanted]
         return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
-    def search_passages(self, query: str, collection: str = "", k: int = 0) -> ToolResult:
+    def search_passages(self, query: str, collection: str = "", k: int = 0, *, windows: int = 0,
+                        prefer: Sequence[str] = ()) -> ToolResult:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN,
         SN, AN or KN to search one collection only. Returns numbered passages."""
         from tools.retriever import search
@@ -225,16 +230,17 @@ class CanonTools:
         coll = collection_code(collection or "")
 
         def body():
-            result = search(self.library, query, k=k, collection=coll)
+            result = search(self.library, query, k=k, collection=coll, pinned_docs=prefer)
             self.recorder.search_types_used.update(result.search_types_used)
             notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
             if not result.passages:
                 return [], notes + "No passages found. Try other words.", "0 passages"
-            windows = _with_twins(self._windows_in([p.doc_id for p in result.passages], query), result.passages)
-            covering, text = self._evidence(windows)
-            shown = {p.chunk_id for p in covering}
+            shown = _with_twins(self._windows_in([p.doc_id for p in result.passages], query, limit=windows),
+                                result.passages)
+            covering, text = self._evidence(shown)
+            held = {p.chunk_id for p in covering}
             # the search's own hits stay retrieved (a citation may point into them) after the lines shown
-            passages = covering + [p for p in result.passages if p.chunk_id not in shown]
+            passages = covering + [p for p in result.passages if p.chunk_id not in held]
             return passages, notes + text, f"{len(result.passages)} passages: " + ", ".join(
                 p.ref for p in result.passages[:6])
 

@@ -160,6 +160,13 @@ def _pin_and_boost(library, resolution: AliasResolution, analysis: QueryAnalysis
             analysis.boosted_docs[doc_id] = max(analysis.boosted_docs.get(doc_id, 0.0), cand.score / 100)
 
 
+def named_sutta(library, sutta_id: str, written: str = "") -> NamedSutta:
+    """A canonical sutta ID (from memory, say) resolved to its documents, as if the query had named it."""
+    named = _alias(library, sutta_id, written or sutta_id)
+    named.source = "reference"
+    return named
+
+
 def _alias(library, sutta_id: str, written: str) -> NamedSutta:
     reference = parse_reference(sutta_id)
     named = NamedSutta(sutta_id, written, "alias", reference)

@@ -67,14 +67,17 @@ def _prefixes(book: Book) -> str:
     return "|".join(sorted(set(names), key=len, reverse=True))
 
 
-def _pattern(book: Book, prefix: str) -> re.Pattern:
-    seg = rf"(?::{_SEG})?" if book.uid != "dhp" else ""
+def _pattern(book: Book, prefix: str, *, cited: bool = False) -> re.Pattern:
+    # A citation is a reference by construction: the pipeline cites Dhp's lines as `Dhp 183:1–4` too.
+    seg = rf"(?::{_SEG})?" if book.uid != "dhp" or cited else ""
     gap = r"\.?\s*" if book.numbering != "none" else ""
     return re.compile(rf"(?<![\w.])(?:{prefix}){gap}{_number(book)}{seg}(?![\w])")
 
 
 _LONG = [(book, _pattern(book, _prefixes(book))) for book in BOOKS.values()]
 _SHORT = [(BOOKS[uid], _pattern(BOOKS[uid], letter)) for uid, letter in _SINGLE_LETTERS.items()]
+_CITED = [(book, _pattern(book, _prefixes(book), cited=True) if book.uid == "dhp" else pattern)
+          for book, pattern in _LONG]
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ def parse_ref(text: str) -> CitationRef:
     """One citation (`MN 21:3.1–3.4`, `Bu Pj 2:1.1.1`); the whole text must be the reference."""
     raw = text.strip().rstrip(".,")
     folded, where = _folded_with_map(raw)
-    for book, pattern in [*_LONG, *_SHORT]:
+    for book, pattern in [*_CITED, *_SHORT]:
         m = pattern.fullmatch(folded)
         if m:
             ref = _reference(book, m, 0, len(raw), raw)

@@ -1,4 +1,5 @@
-"""`scholar eval retrieval|claims|answers`: each evaluation is its own module with `run(args, settings) -> int`."""
+"""`scholar eval retrieval|claims|answers|dialogues`: each evaluation is its own module with
+`run(args, settings) -> int`."""
 
 from __future__ import annotations
 
