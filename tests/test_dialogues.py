@@ -84,7 +84,7 @@ async def test_pronoun_follow_up_is_answered_within_the_previous_sutta(base, tmp
 
     assert answer.resolution.kind == "follow_up" and answer.resolution.scope == ["SN 35.28"]
     assert "points back" in answer.resolution.reason
-    assert _tools(answer)[:2] == ["resolve_question", "lookup_sutta"]
+    assert _tools(answer) == ["resolve_question", "lookup_sutta"]  # its words are all in SN 35.28: no search
     assert answer.trace[1].input["sutta_id"] == "SN 35.28"
     assert "Gayā Head" in _prompt_text(llm, 2)  # asked "where": the sutta's opening is among the evidence
     assert answer.status == "answered" and {c.sutta_id for c in answer.citations} == {"SN 35.28"}
@@ -93,6 +93,20 @@ async def test_pronoun_follow_up_is_answered_within_the_previous_sutta(base, tmp
     alone, _ = scholar_for(base, [where, FOLLOW], memory_db=tmp_path / "m.sqlite")
     fresh = await alone.aask("Where was he staying when he taught it?", session_id="other")
     assert fresh.resolution.kind == "first" and _tools(fresh)[0] == "search_passages"
+
+
+async def test_a_follow_up_bringing_words_its_sutta_lacks_also_searches_the_library(base, tmp_path):
+    saw = ("Thought: I can answer.\nAnswer: Anyone who had a malevolent thought would not be following the "
+           "instructions [MN 21:20.1].")
+    scholar, llm = scholar_for(base, [BURNING, FOLLOW, saw, FOLLOW], memory_db=tmp_path / "m.sqlite")
+    await scholar.aask(FIRE, session_id="s")
+    answer = await scholar.aask("Does it also speak of bandits with a two-handled saw?", session_id="s")
+
+    assert answer.resolution.scope == ["SN 35.28"] and "bandit" in answer.resolution.reason.partition("searched")[2]
+    assert _tools(answer) == ["resolve_question", "lookup_sutta", "search_passages"]
+    text = _prompt_text(llm, 2)
+    assert text.index("SN 35.28") < text.index("MN 21:20.1")  # the sutta under discussion first, then the rest
+    assert answer.status == "answered" and "MN 21" in {c.sutta_id for c in answer.citations}
 
 
 async def test_elliptical_follow_up_reads_the_previous_sutta_by_its_words(base, tmp_path):

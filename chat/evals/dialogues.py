@@ -13,12 +13,11 @@ import asyncio
 import json
 import logging
 import statistics
-import sys
 import tempfile
 import uuid
 from pathlib import Path
 
-from chat.evals.answers import load_questions
+from chat.evals.answers import load_questions, write_report
 from chat.pipeline.answer import Answer
 from chat.runtime import Runtime
 from indexing.settings import ScholarSettings
@@ -87,10 +86,7 @@ def run(args, settings: ScholarSettings, runtime: Runtime | None = None) -> int:
             settings = settings.model_copy(update={"memory_db": Path(tmp) / "memory.sqlite"})
             runtime = Runtime(settings)
         results = asyncio.run(_run_all(runtime.scholar(), rows))
-    report = {**summarize(results), "results": results}
-    sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2) + "\n")
-    if args.json_out:
-        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_report({**summarize(results), "results": results}, args.json_out)
     return 0
 
 

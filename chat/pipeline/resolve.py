@@ -7,9 +7,10 @@ and points back at nothing. What it leans on is the last *answered* turn: a decl
 so a question after it is taken on its own.
 
 A follow-up is answered within that turn's suttas first: each is read for the lines that answer the question (its
-opening too when the question asks who, to whom or where — the setting names the listeners); a search of the whole
-library on the question's own words runs beside, with those suttas first, so it adds lines of other texts only where
-they answer better, and at most SEARCH_BESIDE of them. "What comes next?", "before that"
+opening too when the question asks who, to whom or where — the setting names the listeners). When the question
+brings words of its own that those suttas do not hold ("What does it say about a raft?"), a search of the whole
+library runs beside, with those suttas first, adding at most SEARCH_BESIDE lines of other texts: shown other texts'
+lines for no reason, a small model cites them. "What comes next?", "before that"
 and "the same in the Long Discourses" keep the planner's own continuations (chat/pipeline/planner.py). A new
 subject is planned as a first question: nothing is carried over.
 """
@@ -53,6 +54,10 @@ _COLLECTION_NAMES = re.compile(r"\b(?:" + "|".join(h for c in COLLECTIONS.values
 _PARALLEL_FILLER = frozenset(question_words("same thing instruction teaching passage simile idea list words also well "
                                             "too likewise parallel parallels elsewhere similar similarly have contain "
                                             "collection"))
+# Verbs and nouns that frame a question about a text rather than name what it is about.
+_FRAMING = frozenset(question_words("ask asked asks question questions want wanted answer answered define defines "
+                                    "defined happen happened mean meant call called name named lead led right wrong "
+                                    "turn say said reply replied respond responded end ending begin beginning happen"))
 _SETTING = re.compile(r"\b(?:who|whom|whose|where)\b")
 _THIRD_PERSON = re.compile(r"\b(?:he|him|his|she|her)\b")
 _PERSON = re.compile(
@@ -139,8 +144,8 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
 
 def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resolution: Resolution,
                 mode: str) -> Plan:
-    """Read the conversation's suttas for the question's lines (their openings too for who/whom/where), with a
-    search of the whole library on the question's own words beside them."""
+    """Read the conversation's suttas for the question's lines (their openings too for who/whom/where), and the
+    whole library beside them when the question brings words they lack."""
     question = analysis.text
     folded = fold(question)
     query = question
@@ -156,7 +161,9 @@ def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resoluti
             f"The question continues the conversation about {sutta_id}; I need its lines that answer it.",
             setting=setting,
         ))
-    if len(_own_words(question)) > SHORT:
+    new_words = _outside(library, resolution.scope, _own_words(question))
+    if new_words:
+        resolution.reason += f"; the whole library is searched too, for {', '.join(new_words)!s}"
         plan.steps.append(SearchStep(
             analysis.topic or question, plan.collection,
             "Other texts may answer it too; I search the whole library on the question's own words.",
@@ -164,6 +171,18 @@ def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resoluti
             prefer=[d for step in plan.steps if isinstance(step, LookupStep) for d in step.sutta.doc_ids],
         ))
     return plan
+
+
+def _outside(library, scope: list[str], words: list[str]) -> list[str]:
+    """The question's words, other than the framing of a question, that none of the scope's suttas holds: a sign
+    that it may have moved on ("What does it say about a raft?" after MN 63)."""
+    have: set[str] = set()
+    for sutta_id in scope:
+        doc_id = doc_of(library, sutta_id)
+        view = library.evidence.sutta(doc_id) if doc_id else None
+        if view is not None:
+            have |= view.tokens
+    return [w for w in words if w not in _FRAMING and w not in have]
 
 
 def asks_elsewhere(question: str) -> bool:
