@@ -85,13 +85,13 @@ def run(args, settings: ScholarSettings, runtime: Runtime | None = None) -> int:
         if runtime is None:  # the eval's sessions stay out of the reader's own conversation memory
             settings = settings.model_copy(update={"memory_db": Path(tmp) / "memory.sqlite"})
             runtime = Runtime(settings)
-        results = asyncio.run(_run_all(runtime.scholar(), rows))
+        results = asyncio.run(_run_all(runtime.scholar(), rows, args.json_out))
     write_report({**summarize(results), "results": results}, args.json_out)
     return 0
 
 
-async def _run_all(scholar, dialogues: list[dict]) -> list[dict]:
-    results = []
+async def _run_all(scholar, dialogues: list[dict], json_out: Path | None = None) -> list[dict]:
+    results: list[dict] = []
     for dialogue in dialogues:
         session = f"eval-{dialogue.get('id')}-{uuid.uuid4().hex[:8]}"  # a fresh conversation per dialogue
         for i, expected in enumerate(dialogue["turns"]):
@@ -116,4 +116,7 @@ async def _run_all(scholar, dialogues: list[dict]) -> list[dict]:
             log.info("%s/%d %s %s cited=%s %.1fs %s", row["id"], i, "pass" if passed else "FAIL", answer.status,
                      row["cited_suttas"], row["seconds"] or 0, "; ".join(problems))
             results.append(row)
+            if json_out:  # a run of many minutes keeps what it has measured if it is stopped
+                json_out.write_text(json.dumps({**summarize(results), "partial": True, "results": results},
+                                               indent=2, ensure_ascii=False), encoding="utf-8")
     return results
