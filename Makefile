@@ -79,6 +79,7 @@ eval: setup index
 	$(BIN)/scholar eval aliases --aliases ../shared/eval/aliases-dev.csv --json bench/out/eval-aliases.json
 	$(BIN)/scholar eval claims --claims ../shared/eval/claims-dev.jsonl --json bench/out/eval-claims.json
 	$(BIN)/scholar eval answers --questions ../shared/eval/retrieval-dev.jsonl --json bench/out/eval-answers.json
+	$(BIN)/scholar eval dialogues --dialogues ../shared/eval/dialogues-dev.jsonl --json bench/out/eval-dialogues.json
 
 bench: setup
 	$(BIN)/python bench/ingest.py

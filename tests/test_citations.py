@@ -19,6 +19,17 @@ def test_parse_forms():
     assert not parse_ref("MN twenty").ok and parse_ref("MN twenty").error == "does not parse"
 
 
+def test_a_cited_verse_line_parses_though_running_text_does_not_name_verse_lines():
+    # the pipeline cites the lines of a verse it showed (`Dhp 183:1–4`); without them an answer about a verse cited
+    # nothing, and "the next verse" had no passage to read on from
+    from tools.references import find_references
+
+    r = parse_ref("Dhp 183:1–4")
+    assert (r.sutta_id, r.seg_start, r.seg_end, r.ok) == ("Dhp 183", "1", "4", True)
+    assert [c.sutta_id for c in find_citations("Evil is not done [Dhp 183:1].")] == ["Dhp 183"]
+    assert [r.text for r in find_references("see Dhp 1:2")] == ["Dhp 1"]
+
+
 def test_find_several_in_one_bracket_and_ignore_non_citations():
     refs = find_citations("Both say so [AN 4.159; MN 10:2.1], as noted [sic] and [ibid].")
     assert [r.sutta_id for r in refs] == ["AN 4.159", "MN 10"]

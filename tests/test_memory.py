@@ -45,8 +45,9 @@ async def test_right_after_that_across_a_restart(base, tmp_path):
     # a new Scholar (a restarted process) on the same SQLite file
     scholar2, llm2 = scholar_for(base, [NEXT, FOLLOW], **settings_extra)
     second = await scholar2.aask("And what comes right after that?", session_id="chat-1")
-    assert second.trace[0].tool == "expand_context"
-    assert second.trace[0].input["ref"] == "SN 35.28:1.4" and second.trace[0].input["after"] == 2
+    assert [t.tool for t in second.trace[:2]] == ["resolve_question", "expand_context"]
+    assert second.resolution.kind == "follow_up" and second.resolution.follow_up == "next"
+    assert second.trace[1].input["ref"] == "SN 35.28:1.4" and second.trace[1].input["after"] == 2
     prompt = llm2.prompts[0]
     assert any(m.role == "user" and "Fire Sermon" in (m.content or "") for m in prompt)  # the earlier turn
     assert second.status == "answered" and second.citations[0].sutta_id == "SN 35.28"

@@ -50,7 +50,7 @@ def test_the_same_key_continues_its_own_session(base, tmp_path):
     client = _client(scholar, api_keys=["alice-key"])
     headers = {"X-API-Key": "alice-key"}
     client.post("/api/query", json={"query": SECRET_Q, "session_id": "mine"}, headers=headers)
-    client.post("/api/query", json={"query": "What does the Fire Sermon say is burning?", "session_id": "mine"},
+    client.post("/api/query", json={"query": "And what comes right after that?", "session_id": "mine"},
                 headers=headers)
     assert "4471" in "\n".join(m.content or "" for m in llm.prompts[-2])  # the second turn's agent prompt
 
@@ -65,8 +65,7 @@ def test_without_keys_only_server_issued_session_ids_are_accepted(base, tmp_path
     assert client.post("/api/query", json={"query": "saw", "session_id": forged}).status_code == 422
     assert llm.prompts == []  # refused before any model call
     assert client.post("/api/query", json={"query": SECRET_Q, "session_id": issued}).status_code == 200
-    again = client.post("/api/query", json={"query": "What does the Fire Sermon say is burning?",
-                                            "session_id": issued})
+    again = client.post("/api/query", json={"query": "And what comes right after that?", "session_id": issued})
     assert again.json()["session_id"] == issued
     assert "4471" in "\n".join(m.content or "" for m in llm.prompts[-2])
 

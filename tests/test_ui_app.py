@@ -203,6 +203,20 @@ async def test_follow_up_button_asks_the_question_in_the_same_chat(app, chat_set
     assert any(d["type"] == "tool" and d["parentId"] == run[0]["id"] for d in rec.of("new_message"))
 
 
+async def test_how_a_follow_up_was_resolved_is_shown_as_the_first_step(app, chat_settings, library, monkeypatch):
+    resolved = TraceStep(tool="resolve_question", input={"question": "Where was it taught?"},
+                         output_summary="Follow-up: it points back ('it'); scope: SN 35.28", duration_ms=0.4)
+    search = TraceStep(tool="lookup_sutta", input={"sutta_id": "SN 35.28", "query": "Where was it taught?"})
+    scholar = burning_scholar(library, trace=[resolved, search])
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(chat_settings, scholar))
+    async with chainlit_session(thread_id="thread-R") as rec:
+        await _ask(app, "Where was it taught?")
+    tools = [d for d in rec.of("new_message") if d["type"] == "tool"]
+    assert [d["name"] for d in tools] == ["Follow-up or new question?", "lookup_sutta"]
+    ended = [d for d in rec.of("update_message") if d["type"] == "tool"]
+    assert "scope: SN 35\\.28" in ended[0]["output"]
+
+
 async def test_download_trace_sends_the_turn_trace_as_a_json_file(app, chat_settings, library, monkeypatch):
     import json
 

@@ -51,11 +51,13 @@ _IRREGULAR = {a: b for a, b in (pair.split(":") for pair in """led:lead taught:t
     written:write chose:choose chosen:choose forgot:forget forgotten:forget freed:free men:man women:woman
     children:child feet:foot teeth:tooth""".split())}
 # Other translations' words for what Sujato's English says otherwise: readers (and models trained on older
-# translations) write "monk" and "nirvana" where the text has "mendicant" and "extinguishment".
+# translations) write "monk" and "nirvana" where the text has "mendicant" and "extinguishment", and British
+# spellings ("fulfil", "skilful") where the translation spells them the American way.
 _VARIANTS = {a: b for a, b in (pair.split(":") for pair in """monk:mendicant bhikkhu:mendicant nirvana:extinguishment
     nibbana:extinguishment enlightenment:awakening enlightened:awakened jhana:absorption karma:deed kamma:deed
     samsara:transmigration rebirth:reborn loving:love kindness:love metta:love brahma:divinity
-    sermon:discourse""".split())}
+    sermon:discourse fulfil:fulfill fulfilment:fulfillment skilful:skillful unskilful:unskillful colour:color
+    honour:honor behaviour:behavior judgement:judgment centre:center practise:practice""".split())}
 # Keyed and valued by the tokenizer's own output, since `words` maps tokens after stemming.
 _IRREGULAR.update({tokenize(k)[0]: tokenize(v)[0] for k, v in _VARIANTS.items() if tokenize(k) and tokenize(v)})
 WINDOW_PENALTY = 0.02  # per extra segment: prefer the tightest window that covers the claim

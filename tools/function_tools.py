@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from llama_index.core.bridge.pydantic import BaseModel
@@ -132,11 +132,15 @@ class CanonTools:
                     out.setdefault(chunk.chunk_id, Passage.from_chunk(chunk))
         return list(out.values())
 
-    def _windows_in(self, doc_ids: list[str], query: str) -> list[EvidenceWindow]:
-        """The lines of these texts that answer the query; a text's opening when the query names nothing to find."""
+    def _windows_in(self, doc_ids: list[str], query: str, *, setting: bool = False,
+                    limit: int = 0) -> list[EvidenceWindow]:
+        """The lines of these texts that answer the query; a text's opening when the query names nothing to find.
+        `setting`: the openings compete too (who was there, where, to whom); `limit`: fewer windows than the
+        budget's."""
         docs = list(dict.fromkeys(doc_ids))[: self.budget.texts]
+        limit = min(limit or self.budget.windows, self.budget.windows)
         if question_words(query):
-            return rank_windows(self.library, self.library.evidence, query, docs, limit=self.budget.windows)
+            return rank_windows(self.library, self.library.evidence, query, docs, limit=limit, opening=setting)
         windows: list[EvidenceWindow] = []
         for doc_id in docs:
             first = opening(self.library.evidence, doc_id)
@@ -144,9 +148,8 @@ class CanonTools:
                 continue
             windows.append(first)
             if len(docs) == 1:
-                windows.extend(beside(self.library, self.library.evidence, first.seg_ids[-1],
-                                      limit=self.budget.windows - 1))
-        return windows[: self.budget.windows]
+                windows.extend(beside(self.library, self.library.evidence, first.seg_ids[-1], limit=limit - 1))
+        return windows[:limit]
 
     # ---- the tools --------------------------------------------------------------------------------------
     def resolve_alias(self, name: str) -> ToolResult:
@@ -178,8 +181,10 @@ class CanonTools:
         return self._lookup(sutta_id, query, translator,
                             lambda: lookup(self.library, sutta_id, translator=translator or None))
 
-    def lookup_named(self, named: NamedSutta, query: str = "", translator: str = "") -> ToolResult:
-        """`lookup_sutta` for a sutta the query's analysis already resolved to its documents."""
+    def lookup_named(self, named: NamedSutta, query: str = "", translator: str = "", *,
+                     setting: bool = False) -> ToolResult:
+        """`lookup_sutta` for a sutta the query's analysis already resolved to its documents; `setting` lets its
+        opening compete with the lines that match the query."""
         from tools.lookup import lookup, lookup_docs
 
         translator = translator.strip() or (translator_named(query) or "")
@@ -192,9 +197,9 @@ class CanonTools:
             return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id,
                                translator=translator or None)
 
-        return self._lookup(named.sutta_id, query, translator, find)
+        return self._lookup(named.sutta_id, query, translator, find, setting=setting)
 
-    def _lookup(self, sutta_id: str, query: str, translator: str, find) -> ToolResult:
+    def _lookup(self, sutta_id: str, query: str, translator: str, find, *, setting: bool = False) -> ToolResult:
         from tools.lookup import parallel_openings
 
         def body():
@@ -214,7 +219,7 @@ class CanonTools:
                     w for p in openings if (w := opening(self.library.evidence, p.doc_id)) is not None]
                 head += "\n" + result.parallels_text({p.sutta_id: p.ref for p in openings})
             else:
-                windows = self._windows_in(result.doc_ids, query)
+                windows = self._windows_in(result.doc_ids, query, setting=setting)
                 if result.held_parallels():
                     head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
             passages, text = self._evidence(windows)
@@ -242,7 +247,8 @@ class CanonTools:
         found = [q for p in result.passages for q in [p, *p.twins] if q.doc_id in wanted]
         return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
-    def search_passages(self, query: str, collection: str = "", k: int = 0) -> ToolResult:
+    def search_passages(self, query: str, collection: str = "", k: int = 0, *, windows: int = 0,
+                        prefer: Sequence[str] = ()) -> ToolResult:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN, SN,
         AN or KN (or Vinaya, Sutta) to search only there. Returns numbered passages."""
         from tools.retriever import search
@@ -253,16 +259,17 @@ class CanonTools:
         coll = None if basket else collection_code(collection or "")
 
         def body():
-            result = search(self.library, query, k=k, collection=coll, basket=basket)
+            result = search(self.library, query, k=k, collection=coll, basket=basket, pinned_docs=prefer)
             self.recorder.search_types_used.update(result.search_types_used)
             notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
             if not result.passages:
                 return [], notes + "No passages found. Try other words.", "0 passages"
-            windows = _with_twins(self._windows_in([p.doc_id for p in result.passages], query), result.passages)
-            covering, text = self._evidence(windows)
-            shown = {p.chunk_id for p in covering}
+            shown = _with_twins(self._windows_in([p.doc_id for p in result.passages], query, limit=windows),
+                                result.passages)
+            covering, text = self._evidence(shown)
+            held = {p.chunk_id for p in covering}
             # the search's own hits stay retrieved (a citation may point into them) after the lines shown
-            passages = covering + [p for p in result.passages if p.chunk_id not in shown]
+            passages = covering + [p for p in result.passages if p.chunk_id not in held]
             return passages, notes + text, f"{len(result.passages)} passages: " + ", ".join(
                 p.ref for p in result.passages[:6])
 

@@ -175,6 +175,13 @@ def _pin_and_boost(library, resolution: AliasResolution, analysis: QueryAnalysis
         analysis.notes.append(f"{cand.matched!r} names {cand.sutta_id} ({cand.how or cand.source}, {cand.score:.0f})")
 
 
+def named_sutta(library, sutta_id: str, written: str = "") -> NamedSutta:
+    """A canonical sutta ID (from memory, say) resolved to its documents, as if the query had named it."""
+    named = _alias(library, sutta_id, written or sutta_id)
+    named.source = "reference"
+    return named
+
+
 def _alias(library, sutta_id: str, written: str) -> NamedSutta:
     reference = parse_reference(sutta_id)
     named = NamedSutta(sutta_id, written, "alias", reference)

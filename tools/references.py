@@ -70,14 +70,17 @@ def _prefixes(book: Book) -> str:
 WHOLE_TEXT_BOOKS = frozenset({"dhp"})  # cited by the verse alone: `Dhp 21`, never `Dhp 21:1`
 
 
-def _pattern(book: Book, prefix: str) -> re.Pattern:
-    seg = rf"(?::{_SEG})?" if book.uid not in WHOLE_TEXT_BOOKS else ""
+def _pattern(book: Book, prefix: str, *, cited: bool = False) -> re.Pattern:
+    # Inside a citation's brackets a verse's lines may still be named (`Dhp 183:1–4`, as a segment reference reads).
+    seg = rf"(?::{_SEG})?" if book.uid not in WHOLE_TEXT_BOOKS or cited else ""
     gap = r"\.?\s*" if book.numbering != "none" else ""
     return re.compile(rf"(?<![\w.])(?:{prefix}){gap}{_number(book)}{seg}(?![\w])")
 
 
 _LONG = [(book, _pattern(book, _prefixes(book))) for book in BOOKS.values()]
 _SHORT = [(BOOKS[uid], _pattern(BOOKS[uid], letter)) for uid, letter in _SINGLE_LETTERS.items()]
+_CITED = [(book, _pattern(book, _prefixes(book), cited=True) if book.uid in WHOLE_TEXT_BOOKS else pattern)
+          for book, pattern in _LONG]
 
 
 @dataclass(frozen=True)
@@ -180,12 +183,6 @@ def parse_reference(text: str) -> Reference | None:
     return None
 
 
-def cites_segments(sutta_id: str) -> bool:
-    """Whether a citation of this text names its segments (`MN 21:3.1`) or only the text (`Dhp 21`)."""
-    ref = parse_reference(sutta_id)
-    return ref is None or ref.book not in WHOLE_TEXT_BOOKS
-
-
 # ---- citations in answers ----------------------------------------------------------------------------------------
 @dataclass
 class CitationRef:
@@ -208,7 +205,7 @@ def parse_ref(text: str) -> CitationRef:
     """One citation (`MN 21:3.1–3.4`, `Bu Pj 2:1.1.1`); the whole text must be the reference."""
     raw = text.strip().rstrip(".,")
     folded, where = _folded_with_map(raw)
-    for book, pattern in [*_LONG, *_SHORT]:
+    for book, pattern in [*_CITED, *_SHORT]:
         m = pattern.fullmatch(folded)
         if m:
             ref = _reference(book, m, 0, len(raw), raw)

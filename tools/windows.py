@@ -23,7 +23,6 @@ import numpy as np
 
 from indexing.vocabulary import segment_key, segment_ref
 from tools.evidence import EvidenceIndex, SuttaView, words
-from tools.references import cites_segments
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +66,6 @@ class EvidenceWindow:
     def ref(self) -> str:
         if not self.sutta_id:  # a Markdown note or a PDF: no segment numbers, named by its title
             return self.title or self.doc_id
-        if not cites_segments(self.sutta_id):
-            return self.sutta_id
         start = segment_ref(self.seg_ids[0])
         if len(self.seg_ids) == 1:
             return start

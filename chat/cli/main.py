@@ -49,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--limit", type=int)
     e.add_argument("--ids", help="only these question ids, comma-separated (to rerun the ones that went wrong)")
     e.add_argument("--json", type=Path, dest="json_out")
+    e = ev.add_parser("dialogues", help="multi-turn dialogues, each in a fresh session")
+    e.add_argument("--dialogues", type=Path, required=True)
+    e.add_argument("--limit", type=int)
+    e.add_argument("--ids", help="only these dialogue ids, comma-separated")
+    e.add_argument("--json", type=Path, dest="json_out")
+
     e = ev.add_parser("aliases")
     e.add_argument("--aliases", type=Path, required=True, help="CSV with alias,sutta_id columns")
     e.add_argument("--json", type=Path, dest="json_out")

@@ -1,4 +1,4 @@
-"""`scholar eval retrieval|claims|answers|aliases`: each evaluation is its own module with
+"""`scholar eval retrieval|claims|answers|aliases|dialogues`: each evaluation is its own module with
 `run(args, settings) -> int`."""
 
 from __future__ import annotations

@@ -145,11 +145,15 @@ def run(args, settings: ScholarSettings, runtime: Runtime | None = None) -> int:
     rows = load_questions(args.questions, args.limit, args.ids)
     scholar = (runtime or Runtime(settings)).scholar()
     results = asyncio.run(_run_all(scholar, rows))
-    report = {**summarize(results), "results": results}
-    sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2) + "\n")
-    if args.json_out:
-        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_report({**summarize(results), "results": results}, args.json_out)
     return 0
+
+
+def write_report(report: dict, json_out: Path | None) -> None:
+    """The figures on stdout; the whole report, per-question rows included, as JSON to `json_out`."""
+    sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2) + "\n")
+    if json_out:
+        json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
 async def _run_all(scholar, rows: list[dict]) -> list[dict]:

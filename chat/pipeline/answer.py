@@ -81,6 +81,17 @@ class TraceStep(BaseModel):
     error: str | None = None
 
 
+class Resolved(BaseModel):
+    """How the question was read against the conversation (chat/pipeline/resolve.py)."""
+
+    kind: Literal["first", "new", "follow_up"]
+    reason: str = ""
+    scope: list[str] = Field(default_factory=list)  # the suttas a follow-up was answered within
+    continues: str | None = None  # the earlier question it leans on
+    follow_up: str | None = None  # scoped, next, before, same
+    people: list[str] = Field(default_factory=list)
+
+
 class Answer(BaseModel):
     answer: str
     citations: list[Citation] = Field(default_factory=list)
@@ -96,6 +107,7 @@ class Answer(BaseModel):
     session_id: str | None = None
     mode: Literal["qa", "notes"] = "qa"
     error: str | None = None  # for status "failed": what went wrong and what to do
+    resolution: Resolved | None = None  # follow-up or new subject, and why
 
 
 def failed_answer(text: str, error: str, passages: list[Passage], *, limit: int = 5, **fields) -> Answer:

@@ -1,8 +1,10 @@
 """Conversation memory per session: LlamaIndex `Memory` over SQLite, so a chat survives a restart.
 
-Only the dialogue is kept (the question, the final answer, and on the answer the references it cited and the query
-it searched), never the agent's scratchpad: a small model re-reading old Observations would spend its whole
-context on them. The next turn's planner reads `previous_turn()` to resolve "and what comes right after that?".
+Only the dialogue is kept (the question, the final answer, and on the answer the conversation state: the references
+and suttas it cited, its subject — the suttas it was about, the people its answer named, the query it searched —
+and its status), never the agent's scratchpad: a small model re-reading old Observations would spend its whole
+context on them. The next turn's resolver (chat/pipeline/resolve.py) reads `turns()` to tell a follow-up ("to whom
+was it taught?", "and what comes right after that?") from a new subject.
 """
 
 from __future__ import annotations
@@ -48,23 +50,35 @@ class SessionMemory:
     async def messages(self) -> list[ChatMessage]:
         return await self.memory.aget_all()
 
-    async def previous_turn(self) -> PreviousTurn | None:
+    async def turns(self) -> list[PreviousTurn]:
+        """Every stored turn, oldest first, with its conversation state."""
         messages = await self.messages()
-        for i in range(len(messages) - 1, 0, -1):
-            answer, question = messages[i], messages[i - 1]
-            if answer.role == MessageRole.ASSISTANT and question.role == MessageRole.USER:
-                extra = answer.additional_kwargs or {}
-                return PreviousTurn(
-                    question=question.content or "",
-                    answer=answer.content or "",
-                    cited_refs=list(extra.get("cited_refs") or []),
-                    search_query=extra.get("search_query") or "",
-                )
-        return None
+        out: list[PreviousTurn] = []
+        for question, answer in zip(messages, messages[1:], strict=False):
+            if question.role == MessageRole.USER and answer.role == MessageRole.ASSISTANT:
+                out.append(_turn(question, answer))
+        return out
 
-    async def history_for_prompt(self) -> list[ChatMessage]:
-        """The last few exchanges, answers shortened, as plain user/assistant messages."""
+    async def previous_turn(self) -> PreviousTurn | None:
+        turns = await self.turns()
+        return turns[-1] if turns else None
+
+    async def last_answered(self) -> PreviousTurn | None:
+        """The last turn that was answered with citations: what a follow-up leans on (a declined or failed turn
+        in between is skipped)."""
+        return next((t for t in reversed(await self.turns()) if t.answered), None)
+
+    async def history_for_prompt(self, *, answered_only: bool = False) -> list[ChatMessage]:
+        """The last few exchanges, answers shortened, as plain user/assistant messages. `answered_only` leaves out
+        declined and failed exchanges: a small model shown "I don't find this" tends to say it again."""
         messages = [m for m in await self.messages() if m.role in (MessageRole.USER, MessageRole.ASSISTANT)]
+        if answered_only:
+            kept: list[ChatMessage] = []
+            for question, answer in zip(messages, messages[1:], strict=False):
+                if question.role == MessageRole.USER and answer.role == MessageRole.ASSISTANT and \
+                        _turn(question, answer).answered:
+                    kept += [question, answer]
+            messages = kept
         recent = messages[-2 * HISTORY_TURNS:]
         out = []
         for m in recent:
@@ -75,15 +89,30 @@ class SessionMemory:
         return out
 
     async def add_turn(self, question: str, answer: str, *, cited_refs: list[str], search_query: str,
-                       status: str) -> None:
+                       status: str, cited_suttas: list[str] | None = None, subject_suttas: list[str] | None = None,
+                       people: list[str] | None = None) -> None:
+        state = {"cited_refs": cited_refs, "search_query": search_query, "status": status,
+                 "cited_suttas": list(cited_suttas or []), "subject_suttas": list(subject_suttas or []),
+                 "people": list(people or [])}
         await self.memory.aput_messages([
             ChatMessage(role=MessageRole.USER, content=question),
-            ChatMessage(
-                role=MessageRole.ASSISTANT,
-                content=answer,
-                additional_kwargs={"cited_refs": cited_refs, "search_query": search_query, "status": status},
-            ),
+            ChatMessage(role=MessageRole.ASSISTANT, content=answer, additional_kwargs=state),
         ])
 
     async def reset(self) -> None:
         await self.memory.areset()
+
+
+def _turn(question: ChatMessage, answer: ChatMessage) -> PreviousTurn:
+    extra = answer.additional_kwargs or {}
+    return PreviousTurn(
+        question=question.content or "",
+        answer=answer.content or "",
+        cited_refs=list(extra.get("cited_refs") or []),
+        search_query=extra.get("search_query") or "",
+        # turns stored before the status was kept were answers
+        status=extra.get("status") or "answered",
+        cited_suttas=list(extra.get("cited_suttas") or []),
+        subject_suttas=list(extra.get("subject_suttas") or []),
+        people=list(extra.get("people") or []),
+    )

@@ -37,10 +37,22 @@ _WORD = re.compile(r"[A-Za-zĀ-ɏḀ-ỿ]+")
 
 @dataclass
 class PreviousTurn:
+    """One earlier turn of the conversation, as the session memory keeps it."""
+
     question: str
     answer: str = ""
     cited_refs: list[str] = field(default_factory=list)  # "MN 21:20.1", first cited first
     search_query: str = ""  # what the previous turn searched for; "does the Majjhima say the same?" reuses it
+    status: str = "answered"
+    cited_suttas: list[str] = field(default_factory=list)  # "MN 21", first cited first
+    # The subject: the suttas the turn was about (named, or its scope as a follow-up, else what it cited first)
+    # and the people its answer named; the next follow-up is answered within these suttas first.
+    subject_suttas: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)
+
+    @property
+    def answered(self) -> bool:
+        return self.status == "answered" and bool(self.cited_refs)
 
 
 @dataclass
@@ -51,6 +63,7 @@ class LookupStep:
     sutta: NamedSutta
     query: str
     thought: str
+    setting: bool = False  # its opening competes too: asked who, to whom or where
 
     @property
     def kwargs(self) -> dict:
@@ -63,6 +76,8 @@ class SearchStep:
     query: str
     collection: str | None
     thought: str
+    windows: int = 0  # evidence items to show; 0: the budget's (a search beside a scoped lookup shows fewer)
+    prefer: list[str] = field(default_factory=list)  # doc IDs ranked first: the suttas under discussion
 
     @property
     def kwargs(self) -> dict:
@@ -98,6 +113,7 @@ class Plan:
     follow_up: FollowUp | None = None
     search_query: str = ""
     steps: list[PlannedStep] = field(default_factory=list)
+    scope: list[str] = field(default_factory=list)  # a follow-up's suttas, from the conversation (resolve.py)
 
     def hints(self) -> str:
         """One compact line for the model: what the plan found, so it need not rediscover it."""
@@ -108,7 +124,9 @@ class Plan:
             parts.append("nicknames: " + ", ".join(f"{a} = {s}" for a, s in self.aliases.items()))
         if self.collection:
             parts.append(f"collection: {self.collection}")
-        if self.follow_up:
+        if self.scope:
+            parts.append("continues the previous question, about " + ", ".join(self.scope))
+        elif self.follow_up:
             parts.append("continues the previous question")
         return f"(Notes: {'; '.join(parts)}.)" if parts else ""
 

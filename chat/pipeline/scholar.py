@@ -32,12 +32,13 @@ from llama_index.core.memory import ChatMemoryBuffer
 from chat.errors import ChatError, user_message
 from chat.pipeline import checks
 from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
-from chat.pipeline.answer import Answer, Event, FinalEvent, StepEvent, TokenEvent, TraceStep, failed_answer
+from chat.pipeline.answer import Answer, Event, FinalEvent, Resolved, StepEvent, TokenEvent, TraceStep, failed_answer
 from chat.pipeline.compose import CitationStream, evidence_only, key_lines, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
-from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, PreviousTurn, SearchStep, make_plan
+from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
 from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
@@ -71,6 +72,7 @@ class _Turn:
     first_token: float | None = None
     streamed: str = ""
     last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
+    resolution: Resolution = field(default_factory=lambda: Resolution("first", "no conversation"))
 
     def mark(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -140,12 +142,17 @@ class Scholar:
 
     async def _run(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
         memory = self._memory(turn.session_id)
-        previous: PreviousTurn | None = await memory.previous_turn() if memory else None
-        history = await memory.history_for_prompt() if memory else []
+        earlier = await memory.turns() if memory else []
 
         t = time.perf_counter()
         analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
-        plan = make_plan(analysis, mode=turn.mode, previous=previous)
+        turn.resolution, plan = resolve(self.library, analysis, earlier, mode=turn.mode)
+        if earlier:  # shown as the turn's first step: how the question was read against the conversation
+            recorder.run("resolve_question", {"question": turn.question},
+                         lambda: (turn.resolution.to_dict(), turn.resolution.summary()))
+        # a new subject carries nothing over; a follow-up sees the answered turns, never a refusal to imitate
+        history = await memory.history_for_prompt(answered_only=True) \
+            if memory and turn.resolution.kind == "follow_up" else []
         turn.mode = plan.mode
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
@@ -160,6 +167,7 @@ class Scholar:
         reason = self._nothing_relevant(plan, recorder, done, analysis)
         if reason is not None:
             answer = self._abstain(turn, recorder, plan, reason)
+            answer.resolution = Resolved(**turn.resolution.to_dict())
             await self._remember(memory, turn, answer, plan)
             emit(TokenEvent(text=answer.answer))
             emit(FinalEvent(answer=answer))
@@ -235,6 +243,7 @@ class Scholar:
         t = turn.mark("finish", t)
         if not turn.streamed and answer.answer:
             emit(self._token(turn, answer.answer))
+        answer.resolution = Resolved(**turn.resolution.to_dict())
         await self._remember(memory, turn, answer, plan)
         answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
         if turn.first_token is not None:
@@ -355,6 +364,8 @@ class Scholar:
         if analysis.unknown_titles and not (plan.sutta_ids or plan.aliases):
             return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
                     "SuttaCentral's translations).")
+        if plan.scope and any(isinstance(step, LookupStep) and result.evidence for step, result in done):
+            return None  # a follow-up: the model judges the lines of the suttas under discussion
         passages = checks.recorder_passages(recorder)
         if not analysis.pinned_docs and (unknown := _unknown_names(plan.question, self.library)):
             return f"The texts I have never mention {unknown[0]}."
@@ -402,9 +413,11 @@ class Scholar:
     async def _remember(self, memory, turn: _Turn, answer: Answer, plan: Plan) -> None:
         if memory is None:
             return
+        cited = list(dict.fromkeys(c.sutta_id for c in answer.citations if c.sutta_id))
         try:
             await memory.add_turn(turn.question, answer.answer, cited_refs=[c.ref for c in answer.citations],
-                                  search_query=plan.search_query, status=answer.status)
+                                  search_query=plan.search_query, status=answer.status, cited_suttas=cited,
+                                  subject_suttas=subject_of(plan, cited), people=people_in(answer.answer))
         except Exception as exc:  # losing one turn of memory must not lose the answer
             log.warning("could not save the turn to memory: %s", exc)
 
@@ -480,9 +493,10 @@ def _names_met(question: str, evidence, bm25) -> bool:
 
 def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:
     if isinstance(step, LookupStep):
-        return canon.lookup_named(step.sutta, step.query)
+        return canon.lookup_named(step.sutta, step.query, setting=step.setting)
     if isinstance(step, SearchStep):
-        return canon.search_passages(step.query, step.collection or "", k=canon.budget.k)
+        return canon.search_passages(step.query, step.collection or "", k=canon.budget.k, windows=step.windows,
+                                     prefer=step.prefer)
     assert isinstance(step, ExpandStep)
     return canon.expand_context(step.ref, before=step.before, after=step.after)
 

@@ -26,6 +26,7 @@ from chat.ui.render import (
     follow_up_label,
     render_answer,
     step_input,
+    step_name,
     step_output,
     trace_json,
     unique_citations,
@@ -136,7 +137,7 @@ async def answer_question(question: str) -> None:
 async def _show_step(event: StepEvent, steps: dict[str, cl.Step], parent_id: str | None) -> None:
     info = event.step
     if event.phase == "start":
-        step = cl.Step(name=info.tool, type="tool", parent_id=parent_id, show_input="json", default_open=False)
+        step = cl.Step(name=step_name(info), type="tool", parent_id=parent_id, show_input="json", default_open=False)
         step.input = step_input(info)
         step.start = utc_now()
         steps[event.step_id] = step
@@ -146,7 +147,7 @@ async def _show_step(event: StepEvent, steps: dict[str, cl.Step], parent_id: str
     if started is not None:
         step = started
     else:  # its start was never seen (a reconnect): show it now
-        step = cl.Step(name=info.tool, type="tool", parent_id=parent_id, show_input="json", default_open=False)
+        step = cl.Step(name=step_name(info), type="tool", parent_id=parent_id, show_input="json", default_open=False)
         step.input = step_input(info)
         step.start = utc_now()
     step.output = step_output(info)

@@ -115,6 +115,14 @@ def follow_up_label(question: str) -> str:
     return _short(question, FOLLOW_UP_LABEL_CHARS)
 
 
+# Steps that are not tool calls, named for the reader.
+_STEP_NAMES = {"resolve_question": "Follow-up or new question?"}
+
+
+def step_name(step: TraceStep) -> str:
+    return _STEP_NAMES.get(step.tool, step.tool)
+
+
 def step_input(step: TraceStep) -> str:
     return json.dumps(step.input, ensure_ascii=False, indent=2, default=str)
 
