@@ -210,3 +210,9 @@ def stores(tmp_path: Path):
 
 def passages_of(store: DocStore, *uids: str) -> list[Passage]:
     return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]
+
+
+@pytest.fixture
+def base(tmp_path_factory):
+    """Where the tools index of the scripted-LLM tests lives (built once per session by scholar_for)."""
+    return tmp_path_factory.getbasetemp() / "agent-index"

@@ -1,6 +1,5 @@
 """The real ReAct loop (LlamaIndex workflow agent) driven by a scripted LLM over the tiny tools index."""
 
-import pytest
 
 from chat.pipeline.reply import AnswerFilter
 
@@ -10,11 +9,6 @@ ANSWER = ("Thought: I can answer from the passages.\nAnswer: The Buddha says \"a
           "sights are burning [SN 35.28:1.3–2.1]. They burn with the fires of greed, hate and delusion "
           "[SN 35.28:1.3–2.1].")
 FOLLOW = "What is the all?\nHow does one become disillusioned with the eye?\nWhat are the three fires?"
-
-
-@pytest.fixture
-def base(tmp_path_factory):
-    return tmp_path_factory.getbasetemp() / "agent-index"
 
 
 async def _run(scholar, question, **kw):

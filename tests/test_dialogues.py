@@ -19,11 +19,6 @@ BURNING = "Thought: I can answer.\nAnswer: The eye is burning, sights are burnin
 FIRE = "What does the Fire Sermon say is burning?"
 
 
-@pytest.fixture
-def base(tmp_path_factory):
-    return tmp_path_factory.getbasetemp() / "agent-index"
-
-
 def _tools(answer) -> list[str]:
     return [t.tool for t in answer.trace]
 

@@ -1,6 +1,5 @@
 """Conversation memory: persisted in SQLite, read by the planner, surviving a new Scholar on the same file."""
 
-import pytest
 
 from chat.pipeline.memory import SessionMemory
 
@@ -10,11 +9,6 @@ FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning
 NEXT = ("Thought: I can answer.\nAnswer: Next it says they burn with the fires of greed, hate and delusion "
         "[SN 35.28:2.1].")
 FOLLOW = "What is the all?\nWhy is the eye burning?"
-
-
-@pytest.fixture
-def base(tmp_path_factory):
-    return tmp_path_factory.getbasetemp() / "agent-index"
 
 
 async def test_memory_round_trip(tmp_path):

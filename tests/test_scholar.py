@@ -12,11 +12,6 @@ from scholar_helpers import scholar_for
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 
 
-@pytest.fixture
-def base(tmp_path_factory):
-    return tmp_path_factory.getbasetemp() / "agent-index"
-
-
 async def test_unknown_sutta_number_abstains_without_the_model(base):
     scholar, llm = scholar_for(base, [])  # any model call would fail the test
     answer = await scholar.aask("What does MN 175 teach about the jhānas?")

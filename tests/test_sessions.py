@@ -17,11 +17,6 @@ FIRST = "Thought: I can answer.\nAnswer: The eye is burning, sights are burning 
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 
 
-@pytest.fixture
-def base(tmp_path_factory):
-    return tmp_path_factory.getbasetemp() / "agent-index"
-
-
 def _client(scholar, **settings) -> TestClient:
     s = scholar.settings.model_copy(update={"api_query_rate": 100, "api_search_rate": 100, **settings})
     scholar.settings = s

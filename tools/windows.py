@@ -181,12 +181,15 @@ def closeness(library, question: str, windows: list[EvidenceWindow]) -> float:
     when the dense side is down."""
     dense = _dense_scorer(library, question)
     best = 0.0
-    for w in windows if dense else []:
-        view = library.evidence.sutta(w.doc_id)
+    by_text: dict[str, list[EvidenceWindow]] = {}
+    for w in windows:
+        by_text.setdefault(w.doc_id, []).append(w)
+    for doc_id, ws in by_text.items() if dense else ():
+        view = library.evidence.sutta(doc_id)
         if view is None:
             continue
-        sims = dense(w.doc_id, view)
-        best = max([best, *(sims.get(view.position.get(s, -1), 0.0) for s in w.seg_ids)])
+        sims = dense(doc_id, view)  # one read of the text's chunks for all its windows
+        best = max([best, *(sims.get(view.position.get(s, -1), 0.0) for w in ws for s in w.seg_ids)])
     return best
 
 

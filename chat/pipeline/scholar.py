@@ -3,7 +3,7 @@
     plan (deterministic) -> up-front retrieval -> numbered evidence, its key lines streamed at once
     -> ReAct agent (usually one LLM call, grammar-bound on the embedded model, citing evidence by number)
     -> numbers mapped to references -> every sentence checked (lexical checks, then the likelihood judge)
-    -> what fails replaced by the passage's own words or removed -> follow-ups -> memory
+    -> what fails removed (a partly supported sentence loses the clause) -> follow-ups -> memory
 
 It never raises for model failures: a malformed reply that survives its retry, the step limit or a dead model
 each end in the best answer available (a direct answer from the retrieved passages, or the passages themselves
