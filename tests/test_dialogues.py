@@ -154,6 +154,21 @@ async def test_the_next_verse_reads_on_into_the_next_text(base, tmp_path):
     assert answer.status == "answered" and answer.citations[0].sutta_id == "Dhp 4"
 
 
+async def test_reading_on_past_the_last_line_of_a_text_says_it_ends_there(base, tmp_path):
+    # the tiny library holds no text after AN 4.274 in its book: nothing to read on into, and nothing to ask
+    # the model (the script has no reply for the second turn, so a model call would fail the test)
+    said = "Thought: I can answer.\nAnswer: It calls this the path that goes to the unconditioned [1]."
+    scholar, llm = scholar_for(base, [said, FOLLOW], memory_db=tmp_path / "m.sqlite")
+    first = await scholar.aask("What does AN 4.274 say?", session_id="s")
+    assert first.status == "answered" and first.citations[0].ref.startswith("AN 4.274:")
+    answer = await scholar.aask("What comes right after that?", session_id="s")
+
+    assert answer.resolution.follow_up == "next"
+    assert answer.status == "answered" and [c.ref for c in answer.citations] == ["AN 4.274:1.1"]
+    assert answer.answer.startswith("Nothing follows AN 4.274:1.1") and "last passage of AN 4.274" in answer.answer
+    assert len(llm.prompts) == 2 and answer.follow_ups
+
+
 async def test_the_same_teaching_in_the_long_discourses_finds_the_parallel(base, tmp_path):
     sn = "Thought: I can answer.\nAnswer: It is the craving that leads to future lives [SN 56.11:6.1]."
     dn = "Thought: I can answer.\nAnswer: Yes: it's the craving that leads to future lives [DN 22:18.1]."

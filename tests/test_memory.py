@@ -7,7 +7,7 @@ from scholar_helpers import scholar_for
 
 FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4].")
 NEXT = ("Thought: I can answer.\nAnswer: Next it says they burn with the fires of greed, hate and delusion "
-        "[SN 35.28:2.1].")
+        "[1].")
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 
 
@@ -38,13 +38,15 @@ async def test_right_after_that_across_a_restart(base, tmp_path):
 
     # a new Scholar (a restarted process) on the same SQLite file
     scholar2, llm2 = scholar_for(base, [NEXT, FOLLOW], **settings_extra)
-    second = await scholar2.aask("And what comes right after that?", session_id="chat-1")
+    second = await scholar2.aask("And what comes just before that?", session_id="chat-1")
     assert [t.tool for t in second.trace[:2]] == ["resolve_question", "expand_context"]
-    assert second.resolution.kind == "follow_up" and second.resolution.follow_up == "next"
-    assert second.trace[1].input["ref"] == "SN 35.28:1.4" and second.trace[1].input["after"] == 2
+    assert second.resolution.kind == "follow_up" and second.resolution.follow_up == "before"
+    # read back from the earliest line the reader was shown: the key lines quoted above the answer start at 1.3
+    assert second.trace[1].input["ref"] == "SN 35.28:1.3–2.1" and second.trace[1].input["before"] == 2
     prompt = llm2.prompts[0]
     assert any(m.role == "user" and "Fire Sermon" in (m.content or "") for m in prompt)  # the earlier turn
-    assert second.status == "answered" and second.citations[0].sutta_id == "SN 35.28"
+    assert second.status == "answered" and [c.ref for c in second.citations][-1] == "SN 35.28:1.1"
+
 
 
 async def test_sessions_do_not_leak_into_each_other(base, tmp_path):

@@ -85,6 +85,16 @@ def test_right_after_that_expands_after_the_last_cited_passage(make_plan):
     assert plan.steps[0].kwargs == {"ref": "MN 21:20.2", "after": 2, "before": 0}
 
 
+def test_reading_on_starts_after_the_furthest_line_the_text_was_cited_to(make_plan):
+    # the quoted key lines (1.1–3.1) reach past the sentence that cites one of them (1.1)
+    prev = PreviousTurn("What does MN 10 say?", "…", cited_refs=["MN 10:1.1–3.1", "MN 10:1.1"])
+    assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["ref"] == "MN 10:1.1–3.1"
+    assert make_plan("What comes before that?", previous=prev).steps[0].kwargs["ref"] == "MN 10:1.1–3.1"
+    # only the last-cited text counts: an earlier text cited further along is not where the reader was
+    prev = PreviousTurn("…", "…", cited_refs=["MN 21:20.5", "MN 10:1.1", "MN 10:2.1"])
+    assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["ref"] == "MN 10:2.1"
+
+
 def test_same_in_another_collection_reuses_the_previous_search(make_plan):
     prev = PreviousTurn("What is the origin of suffering?", "…", cited_refs=["SN 56.11:6.1"],
                         search_query="origin of suffering")

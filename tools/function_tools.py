@@ -285,7 +285,7 @@ class CanonTools:
         after = max(0, min(int(after), 4))
 
         def body():
-            start, end = self._segments_of(ref)
+            start, end = self.segments_of(ref)
             windows = beside(self.library, self.library.evidence, start, after=False, limit=before) if before else []
             windows += beside(self.library, self.library.evidence, end, after=True, limit=after) if after else []
             self.recorder.search_types_used.add("context")
@@ -296,7 +296,7 @@ class CanonTools:
 
         return self._run("expand_context", {"ref": ref, "before": before, "after": after}, body)
 
-    def _segments_of(self, ref: str) -> tuple[str, str]:
+    def segments_of(self, ref: str) -> tuple[str, str]:
         """The first and last segment IDs a reference (or a chunk ID) covers; a bare sutta ID means its opening."""
         from tools.references import parse_ref
 

@@ -85,3 +85,14 @@ def evidence_only(windows: list[EvidenceWindow], shown: str) -> str:
     """An answer when none of the model's sentences stood: one plain sentence introducing the quoted evidence."""
     where = ", ".join(dict.fromkeys(w.sutta_id or w.title for w in windows))
     return f"The texts I have say this ({where}):\n\n{shown}".strip()
+
+
+def edge_of_text(window: EvidenceWindow, *, after: bool) -> str:
+    """ "What comes next?" asked at the last line of a text (or "before" at its first) when the library holds no
+    text beside it in its book: the answer is that the text ends there, cited to that line."""
+    name = f"{window.sutta_id} ({window.title})" if window.title and window.sutta_id else \
+        (window.sutta_id or window.title)
+    if after:
+        return f"Nothing follows {window.ref} in the texts I have: it is the last passage of {name} [{window.ref}]."
+    return f"Nothing comes before {window.ref} in the texts I have: it is the first passage of {name} [{window.ref}]."
+

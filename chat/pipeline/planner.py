@@ -200,7 +200,7 @@ def make_plan(
 
     if plan.follow_up in ("next", "before") and previous is not None:
         after = plan.follow_up == "next"
-        ref = previous.cited_refs[-1] if after else previous.cited_refs[0]
+        ref = _reading_edge(previous.cited_refs, after=after)
         plan.steps.append(ExpandStep(
             ref, before=0 if after else 2, after=2 if after else 0,
             thought=f"The question continues from {ref}; I need the text {'after' if after else 'before'} it.",
@@ -228,3 +228,23 @@ def make_plan(
     if not named:
         plan.steps.append(SearchStep(plan.search_query, plan.collection, "I need passages about this question."))
     return plan
+
+
+def _reading_edge(refs: list[str], *, after: bool) -> str:
+    """Where "what comes next?" reads on from: the furthest line the last-cited text was cited to (the quoted key
+    lines often reach past the sentence that cites one of them), or for "before" the earliest line of the first."""
+    from indexing.vocabulary import segment_key
+    from tools.references import parse_ref
+
+    anchor = refs[-1] if after else refs[0]
+    sutta = parse_ref(anchor).sutta_id
+    best, best_key = anchor, None
+    for ref in refs:
+        parsed = parse_ref(ref)
+        if not parsed.ok or parsed.sutta_id != sutta or not parsed.seg_start:
+            continue
+        key = segment_key((parsed.seg_end or parsed.seg_start) if after else parsed.seg_start)
+        if best_key is None or (key > best_key if after else key < best_key):
+            best, best_key = ref, key
+    return best
+

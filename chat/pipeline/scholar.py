@@ -33,7 +33,7 @@ from chat.errors import ChatError, user_message
 from chat.pipeline import checks
 from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
 from chat.pipeline.answer import Answer, Event, FinalEvent, Resolved, StepEvent, TokenEvent, TraceStep, failed_answer
-from chat.pipeline.compose import CitationStream, evidence_only, key_lines, map_numbers
+from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
@@ -43,10 +43,11 @@ from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
+from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
 from tools.query import analyse_query
 from tools.turn import TraceEntry, TurnRecorder
-from tools.windows import closeness
+from tools.windows import closeness, make_window
 
 log = logging.getLogger(__name__)
 
@@ -173,6 +174,14 @@ class Scholar:
             emit(FinalEvent(answer=answer))
             return
 
+        if plan.follow_up in ("next", "before") and not recorder.evidence:
+            answer = self._edge_of_text(turn, recorder, plan, canon)
+            answer.resolution = Resolved(**turn.resolution.to_dict())
+            await self._remember(memory, turn, answer, plan)
+            emit(self._token(turn, answer.answer))
+            emit(FinalEvent(answer=answer))
+            return
+
         # --- the evidence, first ---
         lead = recorder.evidence[:1]
         shown = key_lines(lead)
@@ -290,7 +299,7 @@ class Scholar:
         if draft is None:
             return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
                                  "listed below.", error or "the language model gave no answer", passages, **base)
-        if looks_like_abstention(draft):
+        if looks_like_abstention(draft) or not recorder.evidence:  # nothing was read: nothing can be said
             return self._declined(recorder, ABSTAIN_SENTENCE, base)
 
         t = time.perf_counter()
@@ -393,6 +402,28 @@ class Scholar:
                                                                                 self.library.bm25):
             return f"The closest passages share too little with the question (overlap {words:.2f})."
         return None
+
+    def _edge_of_text(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools) -> Answer:
+        """Reading on found nothing: the passage last cited is where its text (and its book's run of texts) ends
+        or begins. Said, and cited to that passage; asking the model would only invite it to make up a sequel."""
+        step = next(s for s in plan.steps if isinstance(s, ExpandStep))
+        after = step.after > 0
+        try:
+            start, end = canon.segments_of(step.ref)
+        except ToolError:
+            return self._abstain(turn, recorder, plan, f"I could not find {step.ref} again to read on from it.")
+        seg_id = end if after else start
+        view = self.library.evidence.sutta(seg_id.partition(":")[0])
+        at = view.position.get(seg_id) if view is not None else None
+        if view is None or at is None:
+            return self._abstain(turn, recorder, plan, f"I could not find {step.ref} again to read on from it.")
+        window = make_window(view, at, at)
+        citations = checks.window_citations(self.library.docstore, [window])
+        return Answer(answer=edge_of_text(window, after=after), citations=citations, status="answered",
+                      confidence=1.0, follow_ups=fallback_followups(turn.question, citations), error=None,
+                      trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                      session_id=turn.session_id, mode=plan.mode,
+                      timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)})
 
     def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
         text = ABSTAIN_SENTENCE

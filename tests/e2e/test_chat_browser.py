@@ -27,7 +27,11 @@ ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-HOSTILE = 'Fire <script>window.__pwned = 1</script> and <img src="x" onerror="window.__pwned = 2"> burn.'
+# Ingest reduces Bilara's short markup (`<j>`, `<i>`) to its words, so the script tag reaches the reader as words
+# only; the image tag is longer than any markup ingest reads, so it reaches the browser whole, and the UI's escaping
+# is all that stands between it and the page.
+HOSTILE = ('Fire <script>window.__pwned = 1</script> and <img src="x" title="' + "ash " * 80
+           + '" onerror="window.__pwned = 2"> burn.')
 ANSWER = '[data-step-type="assistant_message"]'
 # by id: once a thread about the Fire Sermon exists, the history sidebar holds a button with that name too
 STARTER = "#starter-the-fire-sermon"
@@ -151,7 +155,8 @@ def test_ask_stream_cite_steps_follow_up_trace(chat_url):
         page.screenshot(path=str(ARTIFACTS / "e2e-2-citation-panel.png"))
 
         # HTML in a document is shown as text, never run or rendered
-        assert "<script>window" in panel_text and 'onerror="window' in panel_text  # shown, as text
+        assert "<script>" not in panel_text and "Fire window.__pwned = 1 and" in panel_text  # reduced at ingest
+        assert '<img src="x"' in panel_text and 'onerror="window' in panel_text  # shown, as text
         assert page.evaluate("window.__pwned") is None
         assert page.locator('img[src="x"]').count() == 0
 
