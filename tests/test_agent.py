@@ -244,7 +244,8 @@ async def test_the_twin_of_a_deduplicated_stock_passage_can_be_cited(base):
     answer = await scholar.aask(question)
     # the twin's reference is kept (or narrowed to the same words in the text shown), never dropped as unretrieved
     assert "The path is observing an aspect of the body [" in answer.answer and "⚠" not in answer.answer
-    assert {c.sutta_id for c in answer.citations} <= {shown, twin}
+    said = answer.answer.split("The path is observing an aspect of the body [", 1)[1].split("]", 1)[0]
+    assert said.split(":")[0] in {shown, twin}  # the key lines above it may quote other texts too
     assert first.status == "answered"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.pipeline.compose import CitationStream, evidence_only, key_lines, map_numbers
+from chat.pipeline.compose import CitationStream, evidence_only, key_lines, key_windows, map_numbers, quote_text
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from tools.turn import TurnRecorder
@@ -48,6 +48,31 @@ def test_the_evidence_is_quoted_with_its_references_and_can_stand_alone(recorder
     assert shown.splitlines()[0] == "> “Not standing, not swimming.” [SN 1.1:1.5–1.6]"
     alone = evidence_only(recorder.evidence, shown)
     assert alone.startswith("The texts I have say this (SN 1.1, MN 72):\n\n> “")
+
+
+def _scored(seg: str, score: float, doc: str = "mn72", sid: str = "MN 72") -> EvidenceWindow:
+    return EvidenceWindow(doc, sid, "A Title", (f"{doc}:{seg}",), ("Some words.",), score, f"{doc}:{seg}")
+
+
+def test_the_key_lines_quote_a_second_window_only_when_it_ranks_close_to_the_first():
+    first, close, far = _scored("19.11", 1.3), _scored("2.1", 1.1), _scored("3.1", 0.5)
+    # one text: quoted in reading order, as the reader would meet them
+    assert [w.ref for w in key_windows([first, close, far])] == ["MN 72:2.1", "MN 72:19.11"]
+    assert [w.ref for w in key_windows([first, far, close])] == ["MN 72:19.11"]  # ranked far below: not quoted
+    other = _scored("1.5", 1.2, "sn1.1", "SN 1.1")
+    assert [w.ref for w in key_windows([first, other])] == ["MN 72:19.11", "SN 1.1:1.5"]  # two texts: by rank
+    assert key_windows([]) == []
+
+
+def test_a_long_line_is_quoted_in_part_rather_than_left_out():
+    lines = ("Rāhula, the interior earth element is anything hard and solid. This includes",
+             "head hair, body hair, nails, teeth, skin, flesh, sinews, bones, " * 12)
+    window = EvidenceWindow("mn62", "MN 62", "T", ("mn62:8.1", "mn62:8.2"), lines, 1.0, "mn62:8.1")
+    quoted = quote_text(window, limit=200)
+    assert quoted.startswith("Rāhula") and "head hair, body hair" in quoted and quoted.endswith(" …")
+    assert len(quoted) <= 205
+    # a short remainder is not worth a fragment: the quotation ends with the last whole line
+    assert quote_text(window, limit=90) == lines[0]
 
 
 def test_the_grammars_allow_only_the_numbers_shown_and_parse_in_llama_cpp():

@@ -10,26 +10,61 @@ from __future__ import annotations
 
 import re
 
+from indexing.vocabulary import segment_key
 from tools.turn import TurnRecorder
 from tools.windows import EvidenceWindow
 
 NUMBER = re.compile(r"\[(\d{1,3})\]")
 _RUN = re.compile(r"(?:\s*\[\d{1,3}\])+")
-KEY_LINES_CHARS = 360  # what the reader sees quoted before the explanation
+KEY_LINES_CHARS = 420  # what the reader sees quoted of each key window before the explanation
+KEY_WINDOWS = 2  # a question's facts are often split over two stretches of its text (a question and its reply)
+KEY_WINDOW_FLOOR = 0.6  # a second window is quoted only when it ranks this close to the first
 
 
 def quote_text(window: EvidenceWindow, limit: int = KEY_LINES_CHARS) -> str:
-    """The window's lines as one quotation: verse line marks become spaces, and a long window is cut at the end
-    of a segment (never mid-sentence) once past `limit`."""
+    """The window's lines as one quotation: verse line marks become spaces, and a long window is cut once past
+    `limit`: at the end of a segment, or, when a single long line (a list) would fill the quotation, at the last
+    sentence or word that fits, marked with an ellipsis."""
     out = ""
     for text in window.texts:
         line = " ".join(text.replace("<j>", " ").split())
         if not line:
             continue
         if out and len(out) + len(line) > limit:
+            room = limit - len(out)
+            if room >= limit // 3:  # most of the quotation would be missing: the start of the line is worth it
+                out = f"{out} {_cut(line, room)}"
             break
         out = f"{out} {line}".strip()
     return out.strip("“”\"'‘’ ").rstrip(",;:—")
+
+
+def _cut(line: str, room: int) -> str:
+    """The start of `line` in about `room` characters: to the last sentence end that fits, else the last word."""
+    head = line[:room]
+    end = max(head.rfind(". "), head.rfind("? "), head.rfind("! "))
+    if end >= room // 2:
+        return head[: end + 1]
+    return head.rsplit(" ", 1)[0].rstrip(",;:—") + " …"
+
+
+def key_windows(evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """The windows quoted first: the best, and the next best when it ranks close to it (its text's other part of
+    the answer, or a second text saying it); in reading order when they are of one text."""
+    if not evidence:
+        return []
+    chosen = [evidence[0]]
+    top = evidence[0].score
+    for w in evidence[1:]:
+        if len(chosen) == KEY_WINDOWS:
+            break
+        if top > 0 and w.score < KEY_WINDOW_FLOOR * top:
+            break
+        if not any(w.overlaps(c) for c in chosen):
+            chosen.append(w)
+    if len({w.doc_id for w in chosen}) == 1:
+        chosen.sort(key=lambda w: segment_key(w.seg_ids[0]))
+    return chosen
 
 
 def key_lines(windows: list[EvidenceWindow]) -> str:

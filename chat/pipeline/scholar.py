@@ -33,9 +33,10 @@ from chat.errors import ChatError, user_message
 from chat.pipeline import checks
 from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
 from chat.pipeline.answer import Answer, Event, FinalEvent, Resolved, StepEvent, TokenEvent, TraceStep, failed_answer
-from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, map_numbers
+from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
+from chat.pipeline.hygiene import tidy_draft, without_dangling_clauses
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
@@ -183,7 +184,7 @@ class Scholar:
             return
 
         # --- the evidence, first ---
-        lead = recorder.evidence[:1]
+        lead = key_windows(recorder.evidence)
         shown = key_lines(lead)
         if shown:
             emit(self._token(turn, shown + "\n\n"))
@@ -311,9 +312,11 @@ class Scholar:
         text, dropped = checks.drop_unretrieved(text, cmap)
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
+        if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
+            text = tidy_draft(text)
         text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
         checked = await asyncio.to_thread(checks.check_sentences, text, verify)
-        body = checked.text.strip()
+        body = without_dangling_clauses(checked.text).strip()
         if body:
             final = f"{shown}\n\n{body}" if shown else body
         elif lead:

@@ -1,0 +1,33 @@
+"""Matters of form the reader should never meet: cut-off replies, questions asked back, repeats, dangling clauses."""
+
+from __future__ import annotations
+
+from chat.pipeline.hygiene import tidy_draft, without_dangling_clauses
+
+
+def test_a_reply_cut_off_by_the_token_limit_loses_its_unfinished_sentence():
+    draft = "The eye is burning [SN 35.28:1.4]. The underlying tendency for repulsion underp"
+    assert tidy_draft(draft) == "The eye is burning [SN 35.28:1.4]."
+    # a finished last sentence the model forgot to cite is left for the checks to judge
+    assert tidy_draft("The eye is burning [SN 35.28:1.4]. Sights are burning.").endswith("Sights are burning.")
+
+
+def test_a_question_asked_back_is_not_an_answer():
+    draft = "The king came from his duties [SN 3.25:1.4]. What would King Pasenadi do [SN 3.25:2.5]?"
+    assert tidy_draft(draft) == "The king came from his duties [SN 3.25:1.4]."
+
+
+def test_a_sentence_saying_again_what_an_earlier_one_said_goes():
+    draft = ("A mendicant not fettered by relishing is said to live alone [SN 35.63:3.6]. This is defined in the "
+             "discourse: a mendicant who is not fettered by relishing is said to live alone [SN 35.63:3.6]. "
+             "Craving is their partner [SN 35.63:3.17].")
+    assert tidy_draft(draft) == ("A mendicant not fettered by relishing is said to live alone [SN 35.63:3.6]. "
+                                 "Craving is their partner [SN 35.63:3.17].")
+
+
+def test_a_clause_left_dangling_after_the_checks_goes_whole():
+    checked = ("Two feelings are felt, physical and mental [SN 36.6:1.6]. When a noble disciple feels pain they "
+               "don’t sorrow or [SN 36.6:3.4]")
+    assert without_dangling_clauses(checked) == "Two feelings are felt, physical and mental [SN 36.6:1.6]."
+    kept = "They don’t sorrow or wail [SN 36.6:3.4]."
+    assert without_dangling_clauses(kept) == kept
