@@ -20,8 +20,9 @@ string ::= "\"" ([^"\\\n] | "\\" ["\\/nt])* "\""
 '''
 
 # A sentence: no line break, bracket or colon of its own (no "SN 36.6:3.1" written into the prose, where no check
-# maps it), then its passage numbers.
-_SENTENCE = r'''sentence ::= [^\n\[\]: ] [^\n\[\]:]{6,300} " " refs "."?
+# maps it), finished with its full stop, then its passage numbers. References allowed anywhere let the small model
+# open a bracket mid-clause ("praised by the Buddha and is [3] in the text."), leaving two fragments.
+_SENTENCE = r'''sentence ::= [^\n\[\]: ] [^\n\[\]:]{5,299} [.!?] ["”’]? " " refs
 refs ::= "[" num "]" ("[" num "]"){0,%d}
 '''
 
