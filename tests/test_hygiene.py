@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.pipeline.hygiene import tidy_draft, without_dangling_clauses
+from chat.pipeline.hygiene import tidy_draft, without_asides, without_dangling_clauses
 
 
 def test_a_reply_cut_off_by_the_token_limit_loses_its_unfinished_sentence():
@@ -31,3 +31,24 @@ def test_a_clause_left_dangling_after_the_checks_goes_whole():
     assert without_dangling_clauses(checked) == "Two feelings are felt, physical and mental [SN 36.6:1.6]."
     kept = "They don’t sorrow or wail [SN 36.6:3.4]."
     assert without_dangling_clauses(kept) == kept
+
+
+def test_an_aside_from_another_text_that_shares_nothing_with_the_question_goes():
+    question = "What did the Buddha tell Vacchagotta about where an extinguished fire goes?"
+    draft = ("A quenched fire goes in no direction [MN 72:19.17]. Having extinguished these fires, they become fully "
+             "extinguished [Iti 93:8.3]. Those ascetics emerged from the river in midwinter [Kd 1:20.15.1].")
+    assert without_asides(draft, question, {"MN 72"}) == (
+        "A quenched fire goes in no direction [MN 72:19.17]. Having extinguished these fires, they become fully "
+        "extinguished [Iti 93:8.3].")
+    # the texts quoted first may be explained in their own words, whatever the question's wording
+    assert without_asides("Vaccha is asked which way it went [MN 72:19.14].", "Where did it go?", {"MN 72"}) \
+        == "Vaccha is asked which way it went [MN 72:19.14]."
+
+
+def test_stubs_and_decoding_slips_go():
+    draft = ("The interior earth element is hard and solid [MN 62:8.1]. The ear,鼻. [MN 62:12.5] "
+             "The Buddha also explains that if. [SN 35.63:3.13]")
+    assert tidy_draft(draft) == "The interior earth element is hard and solid [MN 62:8.1]."
+    # Pali with its diacritics and typographic quotes are not slips
+    pali = "Sāriputta calls it ‘satipaṭṭhāna’ — mindfulness meditation [MN 10:1.2]."
+    assert tidy_draft(pali) == pali

@@ -1,6 +1,6 @@
 """Sentences a reader should never see, whatever the passages say: a reply cut off by the token limit, a question
-asked back, a sentence saying again what an earlier one said, and a clause left dangling on "or" after the checks
-removed what followed it.
+asked back, a sentence saying again what an earlier one said, a clause left dangling on "or" after the checks
+removed what followed it, and an aside from some other text that has nothing to do with the question.
 
 These are matters of form, decided without the passages; whether a sentence is true is the verifier's business.
 The small model produces each of them often enough (measured on answers-dev) that a reader meets them otherwise.
@@ -12,14 +12,20 @@ import logging
 import re
 
 from tools.citations import split_sentences
-from tools.evidence import claim_tokens
+from tools.evidence import claim_tokens, matches_any
+from tools.windows import question_words
 
 log = logging.getLogger(__name__)
 
 REPEAT_SHARE = 0.8  # a sentence whose content words are this much an earlier sentence's says nothing new
 # a clause ending on one of these was cut: "they don't sorrow or", "is praised by the Buddha and is"
 _DANGLING = frozenset("""and or but nor the a an of to in on at by for with from as that which who whose than is are
-was were be been their its his her our your this these those into onto upon""".split())
+was were be been their its his her our your this these those into onto upon if when because while whether although
+though unless until so""".split())
+MIN_CONTENT_WORDS = 2  # fewer is a stub the model ended early to reach its citation ("The Buddha explains that if.")
+# English and Pali in Latin letters with their diacritics, punctuation, dashes and quotes: anything else in a
+# sentence (a stray CJK character) is a decoding slip of the small model, not something any passage says
+_FOREIGN = re.compile(r"[^\x00-\u024f\u0300-\u036f\u1e00-\u1eff\u2000-\u206f\u2190-\u21ff]")
 _ENDED = re.compile(r"[.!?…][”’\"')]*$")
 
 
@@ -36,6 +42,10 @@ def tidy_draft(text: str) -> str:
             reason = "cut off"  # every whole sentence ends with its references (the grammar); this one stopped
         elif plain.rstrip("”’\"') ").endswith("?"):
             reason = "a question"
+        elif _FOREIGN.search(plain):
+            reason = "a decoding slip"
+        elif len(claim_tokens(plain)) < MIN_CONTENT_WORDS:
+            reason = "a stub"
         else:
             words = set(claim_tokens(plain))
             if words and any(len(words & before) >= REPEAT_SHARE * len(words) for before in seen):
@@ -43,6 +53,22 @@ def tidy_draft(text: str) -> str:
             seen.append(words)
         if reason:
             log.debug("dropped %s: %r", reason, plain[:80])
+            out = out.replace(s.text, "", 1)
+    return _squeeze(out)
+
+
+def without_asides(text: str, question: str, main_texts: set[str]) -> str:
+    """The draft without sentences that cite only texts other than the ones quoted first and share no word with
+    the question: true of their passage, but not an answer ("those ascetics emerged from the Nerañjarā river",
+    asked where an extinguished fire goes). A sentence about the main texts may explain in their own words."""
+    asked = set(question_words(question))
+    out = text
+    for s in split_sentences(text):
+        cited = {c.sutta_id for c in s.citations if c.sutta_id}
+        if not cited or cited & main_texts:
+            continue
+        if not any(matches_any(w, asked) for w in claim_tokens(s.plain)):
+            log.debug("dropped an aside: %r", s.plain[:80])
             out = out.replace(s.text, "", 1)
     return _squeeze(out)
 
