@@ -90,6 +90,25 @@ async def test_pronoun_follow_up_is_answered_within_the_previous_sutta(base, tmp
     assert fresh.resolution.kind == "first" and _tools(fresh)[0] == "search_passages"
 
 
+def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_words_of_its_own(base):
+    from chat.pipeline.planner import PreviousTurn
+    from chat.pipeline.resolve import Resolution, scoped_plan
+    from tools.query import analyse_query
+
+    from helpers_tools import open_library
+
+    library = open_library(base)
+    anchor = PreviousTurn("What is the simile of the saw?", "…", cited_refs=["MN 21:20.2"])
+
+    def query(question: str) -> str:
+        resolution = Resolution("follow_up", "it points back", scope=["MN 21"], people=["Moḷiyaphagguna"])
+        plan = scoped_plan(library, analyse_query(library, question), anchor, resolution, "auto")
+        return plan.steps[0].kwargs["query"]
+
+    assert "Moḷiyaphagguna" in query("What did he say?")  # the name is all there is to look for
+    assert "Moḷiyaphagguna" not in query("How was he told to meditate?")  # its own words find the lines
+
+
 async def test_a_follow_up_bringing_words_its_sutta_lacks_also_searches_the_library(base, tmp_path):
     saw = ("Thought: I can answer.\nAnswer: Anyone who had a malevolent thought would not be following the "
            "instructions [MN 21:20.1].")

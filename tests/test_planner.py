@@ -50,6 +50,16 @@ def test_a_nickname_plans_a_lookup_of_its_sutta(make_plan):
     assert "SN 35.28" in plan.hints()
 
 
+def test_a_question_that_only_names_a_nickname_looks_for_what_the_nickname_names(make_plan):
+    # "the simile of the poisoned arrow": with the nickname taken out nothing is left to find inside the text
+    plan = make_plan("What is the simile of the Fire Sermon?")
+    assert plan.steps[0].tool == "lookup_sutta" and "fire sermon" in plan.steps[0].kwargs["query"].lower()
+    # a question with words of its own looks for those
+    assert "fire sermon" not in make_plan("What is burning in the Fire Sermon?").steps[0].kwargs["query"].lower()
+    # an ID names no passage: its topic stays as it is
+    assert make_plan("What is the simile of SN 35.28?").steps[0].kwargs["query"].lower() == "what is the simile of"
+
+
 def test_content_question_plans_a_search_with_collection_hint(make_plan):
     plan = make_plan("What does the Majjhima say about anger and a two-handled saw?")
     assert plan.collection == "MN"

@@ -224,7 +224,8 @@ def make_plan(
     named = referenced + [n for n in named_aliases if n.sutta_id not in plan.sutta_ids]
     plan.search_query = topic or question
     for sutta in named[:2]:
-        plan.steps.append(LookupStep(sutta, topic, f"The question names {sutta.sutta_id}; I need its passages."))
+        plan.steps.append(LookupStep(sutta, _lookup_words(topic, sutta),
+                                     f"The question names {sutta.sutta_id}; I need its passages."))
     if not named:
         plan.steps.append(SearchStep(plan.search_query, plan.collection, "I need passages about this question."))
     return plan
@@ -247,4 +248,14 @@ def _reading_edge(refs: list[str], *, after: bool) -> str:
         if best_key is None or (key > best_key if after else key < best_key):
             best, best_key = ref, key
     return best
+
+
+def _lookup_words(topic: str, sutta: NamedSutta) -> str:
+    """What to find inside a named sutta: the question's topic, or, when naming it was all the question did ("What
+    is the simile of the poisoned arrow?"), the nickname itself: a nickname names the text's best-known passage."""
+    from tools.windows import question_words
+
+    if question_words(topic) or sutta.source != "alias":
+        return topic
+    return f"{topic} {sutta.written}".strip()
 

@@ -149,8 +149,11 @@ def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resoluti
     question = analysis.text
     folded = fold(question)
     query = question
-    if resolution.people and _THIRD_PERSON.search(folded):
-        query = f"{question} {resolution.people[0]}"  # "he" is the one the last answer named
+    if resolution.people and _THIRD_PERSON.search(folded) and not _own_words(question):
+        # "What did he say?": "he" is the one the last answer named, and the name is all there is to look for; a
+        # question with words of its own ("Which questions did he want answered?") looks for those, since the
+        # lines that name him are seldom the ones that answer it
+        query = f"{question} {resolution.people[0]}"
     setting = bool(_SETTING.search(folded))
     plan = Plan(question=question, mode=choose_mode(question, mode), follow_up="more",
                 collection=collection_hint(analysis.collections), scope=list(resolution.scope),
