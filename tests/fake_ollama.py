@@ -3,7 +3,9 @@
 /api/tags lists `models`; /api/chat answers streaming (NDJSON, one word per line, then a `done` line) or not;
 an unknown model gets Ollama's 404 `{"error": "model ... not found"}`. `fail_next` makes the next N chat calls
 answer 503, `reset_next` makes them reset the connection (TCP RST) after reading the request, `hang` makes every
-request wait (accepting the connection, never answering) until shutdown.
+request wait (accepting the connection, never answering) until shutdown. `token_delay` paces a streamed reply
+(seconds between lines), and `streams` records each streamed reply: how many of its lines were sent and whether,
+and when, the client closed the connection before the end (what makes a real Ollama stop generating).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -24,6 +27,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@dataclass
+class StreamRecord:
+    total: int  # lines the reply has, the `done` line included
+    sent: int = 0
+    closed_at: float | None = None  # monotonic time the write failed: the client had closed the connection
+    started: threading.Event = field(default_factory=threading.Event)  # set once the first line is out
+    ended: threading.Event = field(default_factory=threading.Event)  # set when the stream stops, either way
+
+
 class FakeOllama:
     def __init__(self, models: list[str] | None = None, reply: Callable[[list[dict]], str] | None = None):
         self.models = list(models or [])
@@ -31,6 +43,8 @@ class FakeOllama:
         self.fail_next = 0
         self.reset_next = 0
         self.hang = False
+        self.token_delay = 0.001
+        self.streams: list[StreamRecord] = []
         self.garbage = False  # answer /api/chat with text that is not JSON, as a wrong server on the port would
         self.requests: list[tuple[str, str, dict]] = []  # (method, path, json body)
         self._release = threading.Event()
@@ -130,12 +144,22 @@ class FakeOllama:
                 lines.append({"model": model, "created_at": "2025-01-01T00:00:00Z",
                               "message": {"role": "assistant", "content": ""}, "done": True,
                               "done_reason": "stop", "prompt_eval_count": 7, "eval_count": len(pieces)})
-                for line in lines:
-                    data = (json.dumps(line) + "\n").encode()
-                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                    self.wfile.flush()
-                    time.sleep(0.001)
-                self.wfile.write(b"0\r\n\r\n")
+                record = StreamRecord(total=len(lines))
+                fake.streams.append(record)
+                try:
+                    for line in lines:
+                        data = (json.dumps(line) + "\n").encode()
+                        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                        self.wfile.flush()
+                        record.sent += 1
+                        record.started.set()
+                        time.sleep(fake.token_delay)
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # broken pipe or reset: the client closed the stream, as Ollama would notice
+                    record.closed_at = time.monotonic()
+                    self.close_connection = True
+                finally:
+                    record.ended.set()
 
             def do_GET(self):
                 self._route("GET")

@@ -1,4 +1,5 @@
-"""`scholar serve`'s real uvicorn server on loopback: what only a real server shows (proxy headers, timeouts)."""
+"""`scholar serve`'s real uvicorn server on loopback: what only a real server shows (proxy headers, timeouts,
+a client that leaves mid-stream)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import httpx
 import pytest
 
 from chat.api.routes import create_app, server_config
+from chat.providers.ollama import build_ollama_llm
 from chat.runtime import Runtime
 from tools.library import Library
 
+from fake_ollama import FakeOllama
 from helpers_tools import open_library
 from local_server import free_port
 
@@ -24,11 +27,11 @@ def library(tmp_path_factory):
 
 
 @contextlib.contextmanager
-def serving(settings, library):
+def serving(settings, library, **runtime):
     import uvicorn
 
     port = free_port()
-    config = server_config(create_app(Runtime(settings, library=library)), "127.0.0.1", port, settings)
+    config = server_config(create_app(Runtime(settings, library=library, **runtime)), "127.0.0.1", port, settings)
     config.log_level = "warning"
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -85,3 +88,30 @@ def test_a_client_that_sends_its_request_slowly_is_cut_off(library, partial):
         # the server still serves well-behaved clients
         assert httpx.post(f"{url}/api/search", json={"query": "burning", "k": 1, "mode": "bm25"},
                           timeout=10).status_code == 200
+
+
+MODEL = "qwen2.5:7b-instruct"
+LONG_ANSWER = "Thought: The passages answer this.\nAnswer: " + "The senses are burning [1]. " * 100
+
+
+def test_a_client_leaving_the_stream_stops_the_model(library):
+    """Closing the SSE stream closes the streaming request to Ollama, the only way to make Ollama stop."""
+    settings = library.settings.model_copy(update={"ollama_model": MODEL, "llm_context_window": 4096})
+    with FakeOllama([MODEL], reply=lambda messages: LONG_ANSWER) as fake:
+        fake.token_delay = 0.03  # the whole reply would take ~12 s
+        llm = build_ollama_llm(settings.model_copy(update={"ollama_host": fake.url}))
+        with serving(settings, library, llm_factory=lambda s: llm) as url:
+            with httpx.stream("POST", f"{url}/api/query", json={"query": "Why are the senses burning?"},
+                              headers={"Accept": "text/event-stream"}, timeout=20) as response:
+                lines = response.iter_lines()
+                assert next(lines).startswith(("event:", ":"))
+                deadline = time.monotonic() + 15
+                while not fake.streams and time.monotonic() < deadline:
+                    next(lines)  # steps and evidence arrive before the model is asked
+                assert fake.streams, "the model was never asked"
+                assert fake.streams[0].started.wait(10)
+                left = time.monotonic()
+            stream = fake.streams[0]
+            assert stream.ended.wait(5), "Ollama was left streaming for nobody"
+            assert stream.closed_at is not None and stream.closed_at - left < 3
+            assert stream.sent < stream.total / 2

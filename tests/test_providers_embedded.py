@@ -17,6 +17,8 @@ from chat.errors import ChatError, LLMUnavailableError
 from chat.providers import embedded, model_files
 from chat.providers.embedded import STOP_SEQUENCES, EmbeddedLLM, _Runtime, chatml, models_command
 
+from helpers_tools import open_library
+
 
 # --- assembling the model ---------------------------------------------------------------------------------
 @pytest.fixture
@@ -106,6 +108,8 @@ class FakeLlama:
         self.n_tokens = 0
         self._input_ids = _Ids([])
         self.active = 0
+        self.delay = 0.002  # seconds per token
+        self.decoded = 0  # tokens of the last reply decoded so far
 
     def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
         return list(data)
@@ -121,7 +125,8 @@ class FakeLlama:
             self.active += 1
             try:
                 for i, piece in enumerate(re.findall(r"\S+\s*", self.reply)):
-                    time.sleep(0.002)
+                    time.sleep(self.delay)
+                    self.decoded = i + 1
                     if self.fail and i == 1:
                         raise RuntimeError("decode failed")
                     self.n_tokens = len(tokens) + i + 1
@@ -213,6 +218,27 @@ async def test_async_streaming_runs_off_the_event_loop(fake_llama):
     assert ticks > 0  # the loop kept running while tokens were produced
     assert (await llm.achat(MESSAGES)).message.content == fake_llama.reply
     assert (await llm.acomplete("x")).text == fake_llama.reply
+
+
+async def test_a_turn_left_mid_answer_stops_decoding_at_the_next_token(fake_llama, base):
+    """A reader leaving (an SSE client disconnecting) reaches llama.cpp's decoding thread through the agent."""
+    from chat.pipeline.scholar import Scholar
+
+    fake_llama.reply = "Thought: The passages answer this.\nAnswer: " + "The eye is burning [1]. " * 100
+    fake_llama.delay = 0.01  # ~5 s for the whole reply
+    total = len(re.findall(r"\S+\s*", fake_llama.reply))
+    library = open_library(base)
+    llm = _llm(context_window=32768)  # the fake tokenizes by the byte
+    stream = Scholar(library.settings, library, llm).astream("Why are the senses burning?")
+    async for _ in stream:
+        if fake_llama.decoded >= 10:
+            break
+    await stream.aclose()
+    left = time.monotonic()
+    while fake_llama.active and time.monotonic() - left < 3:
+        await asyncio.sleep(0.02)
+    assert fake_llama.active == 0, "llama.cpp went on decoding for nobody"
+    assert fake_llama.decoded < total / 2
 
 
 async def test_async_errors_reach_the_caller(fake_llama):

@@ -70,6 +70,17 @@ async def test_async_paths_and_complete(ollama_settings):
         assert (await llm.acomplete("hi")).text == "Echo: hi"
 
 
+async def test_a_reader_that_stops_early_closes_the_stream(ollama_settings):
+    with FakeOllama([MODEL], reply=lambda m: "word " * 300) as fake:
+        fake.token_delay = 0.02
+        stream = await _llm(ollama_settings, fake.url).astream_chat(USER)
+        await anext(stream)
+        await stream.aclose()
+        record = fake.streams[0]
+        assert await asyncio.to_thread(record.ended.wait, 3), "Ollama was left streaming"
+        assert record.closed_at is not None and record.sent < record.total / 2
+
+
 def test_max_tokens_can_be_raised_by_copy(ollama_settings):
     with FakeOllama([MODEL]) as fake:
         llm = _llm(ollama_settings, fake.url).model_copy(update={"max_tokens": 900})

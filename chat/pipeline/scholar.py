@@ -111,9 +111,7 @@ class Scholar:
                 if isinstance(event, FinalEvent):
                     break
         finally:  # the reader went away (or the turn is over): stop the turn rather than finish it unread
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await _stop(task)
 
     async def aask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
         final: Answer | None = None
@@ -210,21 +208,23 @@ class Scholar:
                                                       tokenizer_fn=lambda s: s.split()),
                 max_iterations=self.settings.agent_max_steps,
             )
-            async for ev in handler.stream_events():
-                if isinstance(ev, AgentInput):
-                    stream_filter.reset()
-                    turn.last_input = list(ev.input)
-                elif isinstance(ev, AgentStream):
-                    last_raw = ev.response
-                    new = cited.feed(stream_filter.feed(ev.response))
-                    if new:
-                        emit(self._token(turn, new))
-            if rest := cited.flush():
-                emit(self._token(turn, rest))
-            result = cast(AgentOutput, await handler)
-            draft = str(result.response.content or "")
-            if turn.last_input:
-                turn.last_input.append(ChatMessage(role=MessageRole.ASSISTANT, content=last_raw or f"Answer: {draft}"))
+            async with _halting(handler):
+                async for ev in handler.stream_events():
+                    if isinstance(ev, AgentInput):
+                        stream_filter.reset()
+                        turn.last_input = list(ev.input)
+                    elif isinstance(ev, AgentStream):
+                        last_raw = ev.response
+                        new = cited.feed(stream_filter.feed(ev.response))
+                        if new:
+                            emit(self._token(turn, new))
+                if rest := cited.flush():
+                    emit(self._token(turn, rest))
+                result = cast(AgentOutput, await handler)
+                draft = str(result.response.content or "")
+                if turn.last_input:
+                    turn.last_input.append(ChatMessage(role=MessageRole.ASSISTANT,
+                                                       content=last_raw or f"Answer: {draft}"))
         except MalformedOutputError as exc:
             log.info("falling back after malformed output")
             draft = salvage(exc.raw)
@@ -533,6 +533,27 @@ def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:
                                      prefer=step.prefer)
     assert isinstance(step, ExpandStep)
     return canon.expand_context(step.ref, before=step.before, after=step.after)
+
+
+async def _stop(task: asyncio.Task) -> None:
+    """Cancel the turn and let it clean up. Shielded: the server may cancel the reader again and again while it
+    waits (anyio's cancel scopes do), and each cancel would otherwise cut the turn's own clean-up short (the
+    agent's halt below), leaving the model generating."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.shield(task)
+
+
+@contextlib.asynccontextmanager
+async def _halting(handler) -> AsyncIterator[None]:
+    """Halt the agent's workflow if the turn leaves before it ends. The workflow runs its steps (the LLM's
+    streamed reply among them) in tasks of its own, which cancelling the turn does not reach: without the halt the
+    model's HTTP stream, or llama.cpp's decoding, would run on for nobody."""
+    try:
+        yield
+    finally:
+        if not handler.is_done():
+            await handler.cancel_run()
 
 
 def _trace(recorder: TurnRecorder) -> list[TraceStep]:

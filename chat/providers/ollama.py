@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -289,9 +290,12 @@ class OllamaLLM(Ollama):
                             raise FirstTokenTimeout("no first token") from exc
                 if first is None:
                     return
-                yield first
-                async for chunk in stream:
-                    yield chunk
+                # A reader that stops early (a cancelled turn) must close the HTTP stream now, not when the garbage
+                # collector gets to it: closing it is what makes Ollama stop generating.
+                async with contextlib.aclosing(stream):
+                    yield first
+                    async for chunk in stream:
+                        yield chunk
             except _EXPECTED as exc:
                 raise self.translate(exc) from exc
 
