@@ -50,6 +50,8 @@ class BridgedQuery:
     dense_text: str = ""
     pali_weights: dict[str, float] = field(default_factory=dict)  # Pali vocabulary tokens -> weight
     matches: list[str] = field(default_factory=list)  # "monks -> mendicant", "jhana (Pali) -> absorption"
+    # each bridged idea as (the reader's analyzed tokens, the tokens they were bridged to): one idea in two words
+    pairs: list[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
 
     @property
     def bridged(self) -> bool:
@@ -192,6 +194,7 @@ class Bridges:
             phrase, bridge = matched
             start, end = stream[i][1], stream[i + len(phrase) - 1][2]
             self._add(out, bridge)
+            out.pairs.append((phrase, _sujato_tokens(bridge)))
             written = text[start:end]
             out.matches.append(f"{written} -> {bridge.sujato[0]}")
             native = self._is_native(phrase)
@@ -209,6 +212,7 @@ class Bridges:
             pali_bridge = self._pali_bridge(word)
             if pali_bridge is not None:
                 self._add(out, pali_bridge)
+                out.pairs.append((tuple(tokenize(w)), _sujato_tokens(pali_bridge)))
                 out.matches.append(f"{w} (Pali) -> {pali_bridge.sujato[0]}")
                 edits.append((s, e, pali_bridge.sujato[0]))
         for s, e, new in sorted(edits, reverse=True):
@@ -220,6 +224,10 @@ class Bridges:
             for tok in tokenize(rendering):
                 if out.bm25_weights.get(tok, 0.0) < self.weight:
                     out.bm25_weights[tok] = self.weight
+
+
+def _sujato_tokens(bridge: Bridge) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(tok for rendering in bridge.sujato for tok in tokenize(rendering)))
 
 
 # ---- glue for the retriever ------------------------------------------------------------------------------------

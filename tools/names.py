@@ -54,6 +54,27 @@ FUZZY_TITLE_SCALE = 88.0  # a perfect fuzzy English match still ranks under an e
 _SUFFIX = re.compile(r"(?:sutta|suttam|suttanta|sutra)$")
 _PALI_SUFFIX_WORDS = {"sutta", "suttam", "suttanta", "sutra"}
 _NAME_SUFFIX_WORDS = _PALI_SUFFIX_WORDS | {"discourse"}
+# Words a title is matched without: the generic ones as titles are tokenized ("teachings" -> "teaching"), and the
+# words for the kind of text that each translator renders otherwise — ovāda is Sujato's "Advice to Channa",
+# others' "Exhortation to ...", "Instructions to ...", "Admonition" — so that the person or topic decides.
+_TEXT_KIND = {"advice", "exhortation", "exhortations", "instruction", "instructions", "admonition", "admonitions"}
+_TITLE_GENERIC = frozenset({t for w in GENERIC_NAME_WORDS | _TEXT_KIND for t in (w, *tokenize(w))})
+
+
+def _ordinal(token: str) -> str:
+    """Numbers as Sujato writes them in titles, so "The Leash (1)" meets "A Leash (1st)": `1` -> `1st`."""
+    if not token.isdigit():
+        return token
+    n = int(token)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _title_word(token: str) -> bool:
+    """Whether a title token takes part in matching titles: not generic, not a kind of text."""
+    return token not in _TITLE_GENERIC
+
+
 _UPAMA = re.compile(r"^(.+?)[aeiou]?upama$")
 SEMANTIC_CEILING = 80.0  # a description alone never names a text as surely as a title does
 DENSE_GAP = 0.03  # how far the best card must stand above the next for the dense match to count fully
@@ -93,7 +114,7 @@ class NameMatcher:
             for position, word in enumerate(pali_tokens(card.opening_pali)):
                 if len(word) >= 4:
                     self.pali_words.setdefault(word, {}).setdefault(sid, position)
-            names = [{t for t in tokenize(n) if t not in GENERIC_NAME_WORDS} for n in (card.title, *card.names)]
+            names = [{_ordinal(t) for t in tokenize(n) if _title_word(t)} for n in (card.title, *card.names)]
             names = [n for n in names if n]
             toks = set().union(*names)
             if toks:
@@ -213,12 +234,29 @@ class NameMatcher:
     # ---- English -------------------------------------------------------------------------------------------
     def _query_tokens(self, text: str) -> dict[str, float]:
         """The name's English tokens (generic words out), with bridged words at their reduced weight."""
+        return self._bridged(text)[0]
+
+    def _bridged(self, text: str) -> tuple[dict[str, float], list[tuple[str, ...]]]:
+        """The name's tokens as `_query_tokens` gives them, and its ideas for title matching: each a tuple of
+        alternative tokens — a reader's word alone, or an older rendering together with Sujato's words for it
+        ("taints" with "defilements"), which are one idea however many of the words a title holds."""
         keep = " ".join(w for w in re.findall(r"[\w’'-]+", text) if fold(w) not in GENERIC_NAME_WORDS)
+        pairs: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
         if self.bridges is not None:
-            weights = dict(self.bridges.apply(keep).bm25_weights)
+            bridged = self.bridges.apply(keep)
+            weights, pairs = dict(bridged.bm25_weights), bridged.pairs
         else:
             weights = {t: 1.0 for t in tokenize(keep)}
-        return {t: w for t, w in weights.items() if t not in STOPWORDS and t not in GENERIC_NAME_WORDS}
+        weights = {t: w for t, w in weights.items() if t not in STOPWORDS and t not in GENERIC_NAME_WORDS}
+        ideas: list[tuple[str, ...]] = []
+        grouped: set[str] = set()
+        for older, sujato in pairs:
+            idea = tuple(_ordinal(t) for t in (*older, *sujato) if t in weights and t not in grouped and _title_word(t))
+            if idea:
+                ideas.append(idea)
+            grouped.update((*older, *sujato))
+        ideas += [(_ordinal(t),) for t in weights if t not in grouped and _title_word(t)]
+        return weights, ideas
 
     def _idf(self, token: str) -> float:
         return math.log(1 + self._n_titles / (1 + self.title_df.get(token, 0)))
@@ -233,30 +271,37 @@ class NameMatcher:
 
     def _fuzzy_title(self, text: str) -> list[AliasCandidate]:
         """Titles and names sharing the name's rarer words: an F1 of shared word weight (IDF among titles)
-        against the name's words and against the title's."""
-        weights = self._query_tokens(text)
-        if not weights:
+        against the name's words and against the title's. A bridged idea counts once on the name's side, by
+        whichever of its words a title holds ("All the Taints" meets "All the Defilements" as fully as a title
+        with "taints" would), and by all of them on the title's side ("tank" meets "lotus pond")."""
+        _, ideas = self._bridged(text)
+        if not ideas:
             return []
         total_q = 0.0
-        matched: dict[str, list[str]] = {}
+        matched: list[list[list[str]]] = []  # per idea, per alternative word: the title tokens it matches
+        own: list[float] = []  # per idea, its weight on the name's side
         suttas: set[str] = set()
-        for t, w in weights.items():
-            matches = self._title_match(t)
-            matched[t] = matches
+        for idea in ideas:
+            per_word = [self._title_match(t) for t in idea]
+            matched.append(per_word)
+            found = [m for ms in per_word for m in ms]
             # a word no title has cannot tell titles apart; it counts as an average title word
-            total_q += w * (max(self._idf(m) for m in matches) if matches else self._mean_idf)
-            for m in matches:
+            own.append(max(self._idf(m) for m in found) if found else self._mean_idf)
+            total_q += own[-1]
+            for m in found:
                 suttas |= self.by_token.get(m, set())
         out = []
         for sid in suttas:
             # each name on its own: a text that other translators title three ways is not one long title
             f1 = 0.0
             for name in self.title_tokens[sid]:
-                s = sum(w * max((self._idf(m) for m in matched[t] if m in name), default=0.0)
-                        for t, w in weights.items())
-                if s <= 0.0:
+                shared = [sum(max((self._idf(m) for m in ms if m in name), default=0.0) for ms in per_word)
+                          for per_word in matched]
+                s_title = sum(shared)
+                if s_title <= 0.0:
                     continue
-                p, r = min(1.0, s / total_q), min(1.0, s / sum(self._idf(t) for t in name))
+                s_name = sum(min(s, o) for s, o in zip(shared, own, strict=True))
+                p, r = min(1.0, s_name / total_q), min(1.0, s_title / sum(self._idf(t) for t in name))
                 f1 = max(f1, 2 * p * r / (p + r))
             if f1 >= 0.4:
                 out.append(self._candidate(sid, self.aliases.titles.get(sid, ""), text, FUZZY_TITLE_SCALE * f1,
