@@ -228,11 +228,11 @@ def check_sentences(text: str, verify) -> Checked:
             unsupported.append(claim)
             claim.revised_to = (_without_unsupported_clauses(v) if v.verdict == "partial" else None) or ""
             text = _replace_sentence(text, sentence.text, claim.revised_to)
-    return Checked(_tidy(text), unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed,
+    return Checked(tidy_text(text), unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed,
                    report=report)
 
 
-def _tidy(text: str) -> str:
+def tidy_text(text: str) -> str:
     """What removals leave behind: doubled spaces, empty lines in a row, a paragraph of nothing."""
     text = re.sub(r"[ \t]{2,}", " ", text)
     text = re.sub(r"\n{3,}", "\n\n", text)

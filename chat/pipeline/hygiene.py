@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
-from tools.citations import split_sentences
+from chat.pipeline.checks import tidy_text
+from tools.citations import Sentence, split_sentences
 from tools.evidence import claim_tokens, matches_any
 from tools.windows import question_words
 
@@ -30,31 +32,27 @@ _ENDED = re.compile(r"[.!?…][”’\"')]*$")
 
 
 def tidy_draft(text: str) -> str:
-    """The model's draft (references mapped) without a cut-off last sentence, questions or repeats."""
+    """The model's draft (references mapped) without a cut-off last sentence, questions, slips, stubs or repeats."""
     sentences = split_sentences(text)
-    out = text
     seen: list[set[str]] = []
-    for i, s in enumerate(sentences):
+
+    def fault(i: int, s: Sentence) -> str | None:
         plain = s.plain.strip()
-        last = i == len(sentences) - 1
-        reason = None
-        if last and not s.citations and not _ENDED.search(plain):
-            reason = "cut off"  # every whole sentence ends with its references (the grammar); this one stopped
-        elif plain.rstrip("”’\"') ").endswith("?"):
-            reason = "a question"
-        elif _FOREIGN.search(plain):
-            reason = "a decoding slip"
-        elif len(claim_tokens(plain)) < MIN_CONTENT_WORDS:
-            reason = "a stub"
-        else:
-            words = set(claim_tokens(plain))
-            if words and any(len(words & before) >= REPEAT_SHARE * len(words) for before in seen):
-                reason = "a repeat"
-            seen.append(words)
-        if reason:
-            log.debug("dropped %s: %r", reason, plain[:80])
-            out = out.replace(s.text, "", 1)
-    return _squeeze(out)
+        if i == len(sentences) - 1 and not s.citations and not _ENDED.search(plain):
+            return "cut off"  # every whole sentence ends with its references (the grammar); this one stopped
+        if plain.rstrip("”’\"') ").endswith("?"):
+            return "a question"
+        if _FOREIGN.search(plain):
+            return "a decoding slip"
+        words = set(claim_tokens(plain))
+        if len(words) < MIN_CONTENT_WORDS:
+            return "a stub"
+        if any(len(words & before) >= REPEAT_SHARE * len(words) for before in seen):
+            return "a repeat"
+        seen.append(words)
+        return None
+
+    return _without(text, sentences, fault)
 
 
 def without_asides(text: str, question: str, main_texts: set[str]) -> str:
@@ -62,31 +60,31 @@ def without_asides(text: str, question: str, main_texts: set[str]) -> str:
     the question: true of their passage, but not an answer ("those ascetics emerged from the Nerañjarā river",
     asked where an extinguished fire goes). A sentence about the main texts may explain in their own words."""
     asked = set(question_words(question))
-    out = text
-    for s in split_sentences(text):
+
+    def fault(_: int, s: Sentence) -> str | None:
         cited = {c.sutta_id for c in s.citations if c.sutta_id}
-        if not cited or cited & main_texts:
-            continue
-        if not any(matches_any(w, asked) for w in claim_tokens(s.plain)):
-            log.debug("dropped an aside: %r", s.plain[:80])
-            out = out.replace(s.text, "", 1)
-    return _squeeze(out)
+        if not cited or cited & main_texts or any(matches_any(w, asked) for w in claim_tokens(s.plain)):
+            return None
+        return "an aside"
+
+    return _without(text, split_sentences(text), fault)
 
 
 def without_dangling_clauses(text: str) -> str:
     """The checked answer without sentences that end on a conjunction, article or preposition: what is left of a
     sentence whose end was removed, or that the model never finished."""
-    out = text
-    for s in split_sentences(text):
+    def fault(_: int, s: Sentence) -> str | None:
         plain = s.plain.strip().rstrip(".!?…,;:”’\"') ")
-        last = plain.rsplit(" ", 1)[-1].lower() if plain else ""
-        if last in _DANGLING:
-            log.debug("dropped a dangling clause: %r", plain[:80])
+        return "a dangling clause" if plain and plain.rsplit(" ", 1)[-1].lower() in _DANGLING else None
+
+    return _without(text, split_sentences(text), fault)
+
+
+def _without(text: str, sentences: list[Sentence], fault: Callable[[int, Sentence], str | None]) -> str:
+    """`text` without the sentences `fault` names a reason for, in order, each removal logged."""
+    out = text
+    for i, s in enumerate(sentences):
+        if (reason := fault(i, s)) is not None:
+            log.debug("dropped %s: %r", reason, s.plain.strip()[:80])
             out = out.replace(s.text, "", 1)
-    return _squeeze(out)
-
-
-def _squeeze(text: str) -> str:
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return tidy_text(out)

@@ -164,21 +164,17 @@ class Scholar:
         if not turn.question:
             emit(FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question.")))
             return
-        reason = self._nothing_relevant(plan, recorder, done, analysis)
-        if reason is not None:
-            answer = self._abstain(turn, recorder, plan, reason)
-            answer.resolution = Resolved(**turn.resolution.to_dict())
-            await self._remember(memory, turn, answer, plan)
-            emit(TokenEvent(text=answer.answer))
-            emit(FinalEvent(answer=answer))
-            return
-
-        if plan.follow_up in ("next", "before") and not recorder.evidence:
-            answer = self._edge_of_text(turn, recorder, plan, canon)
-            answer.resolution = Resolved(**turn.resolution.to_dict())
-            await self._remember(memory, turn, answer, plan)
-            emit(self._token(turn, answer.answer))
-            emit(FinalEvent(answer=answer))
+        # answered without the model: a clear reason to decline, or reading on past the end of a text
+        early = None
+        if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
+            early = self._abstain(turn, recorder, plan, reason)
+        elif plan.follow_up in ("next", "before") and not recorder.evidence:
+            early = self._edge_of_text(turn, recorder, plan, canon)
+        if early is not None:
+            early.resolution = Resolved(**turn.resolution.to_dict())
+            await self._remember(memory, turn, early, plan)
+            emit(self._token(turn, early.answer))
+            emit(FinalEvent(answer=early))
             return
 
         # --- the evidence, first ---
@@ -295,8 +291,7 @@ class Scholar:
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
                       error: str | None, shown: str, lead: list) -> Answer:
         passages = checks.recorder_passages(recorder)
-        base: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
-                                    session_id=turn.session_id, mode=plan.mode)
+        base = _answer_fields(turn, recorder, plan)
         if draft is None:
             return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
                                  "listed below.", error or "the language model gave no answer", passages, **base)
@@ -424,18 +419,13 @@ class Scholar:
         citations = checks.window_citations(self.library.docstore, [window])
         return Answer(answer=edge_of_text(window, after=after), citations=citations, status="answered",
                       confidence=1.0, follow_ups=fallback_followups(turn.question, citations), error=None,
-                      trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
-                      session_id=turn.session_id, mode=plan.mode,
-                      timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)})
+                      **_answer_fields(turn, recorder, plan, timed=True))
 
     def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
         text = ABSTAIN_SENTENCE
         if reason and reason.startswith(("There is no", "The ")) and "share too little" not in reason:
             text += " " + reason
-        base: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
-                                    session_id=turn.session_id, mode=plan.mode,
-                                    timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)})
-        return self._declined(recorder, text, base)
+        return self._declined(recorder, text, _answer_fields(turn, recorder, plan, timed=True))
 
     def _memory(self, session_id: str | None):
         if not session_id:
@@ -554,6 +544,16 @@ async def _halting(handler) -> AsyncIterator[None]:
     finally:
         if not handler.is_done():
             await handler.cancel_run()
+
+
+def _answer_fields(turn: _Turn, recorder: TurnRecorder, plan: Plan, *, timed: bool = False) -> dict[str, Any]:
+    """What every answer of a turn carries besides its text; `timed` for an answer that ends the turn here (the
+    full path adds its timings once the follow-ups are made)."""
+    fields: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
+                                  session_id=turn.session_id, mode=plan.mode)
+    if timed:
+        fields["timings"] = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
+    return fields
 
 
 def _trace(recorder: TurnRecorder) -> list[TraceStep]:
