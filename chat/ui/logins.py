@@ -106,6 +106,7 @@ def install(guard: LoginGuard) -> None:
         guard.check(user)
         return user
 
+    # mypy knows no __wrapped__ on a function; a second install (tests, reload) reads it above to wrap the original once
     decode_jwt.__wrapped__ = original  # type: ignore[attr-defined]
     chainlit.auth.decode_jwt = decode_jwt
     chainlit.server.decode_jwt = decode_jwt
