@@ -224,3 +224,13 @@ async def test_a_text_outside_the_library_is_declined_with_the_closest_passages_
     assert answer.status == "abstained" and llm.prompts == []  # never answered from the closest passages
     assert "The Lotus Sutra is not among the texts I have" in answer.answer
     assert answer.citations and "closest passages" in answer.answer
+
+
+def test_a_key_fact_written_with_a_straight_apostrophe_is_found_behind_a_curly_one():
+    from chat.evals.answers import score_content
+    from chat.pipeline.answer import Answer
+
+    row = {"must": [["doesn't apply"]], "must_not": [["it’s eternal"]]}
+    said = score_content(row, Answer(answer="“It doesn’t apply, Mister Gotama.” [MN 72:19.18] It's eternal.",
+                                     status="answered"))
+    assert said["facts"] == 1.0 and said["said_wrong"] == ["it’s eternal"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,11 +28,13 @@ from tools.evidence import EvidenceIndex, SuttaView, words
 log = logging.getLogger(__name__)
 
 WINDOW_CHARS = 420  # a window grows forward while it stays this short
+REPLY_CHARS = 700  # a window that ends on a question takes in the reply that follows it, up to this length
 NEIGHBOUR_CREDIT = 0.5  # a question word in the segment before or after
 CONTEXT_CREDIT = 0.4  # a question word in the section heading or the text's title
 DENSE_WEIGHT = 0.6
 PHRASE_CREDIT = 0.3  # times the share of the question's word pairs the segment has in the question's order
 RANK_PRIOR = 0.25  # added for the first text, falling linearly to 0 for the last
+SIMILE_CREDIT = 0.3  # asked about a simile or a comparison: for a window where one begins ("Suppose a couple ...")
 MIN_WORD_CHARS = 3
 # Words that say what kind of question it is, not what it is about: they match everywhere.
 QUESTION_WORDS = frozenset(words(
@@ -40,6 +43,17 @@ QUESTION_WORDS = frozenset(words(
     tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
     canon pali find show give simile list lists mean means stand stands about verse verses"""
 ))
+
+
+# A reader asking about a simile wants the simile, which Sujato opens with these words; the question's own words
+# are often in its last lines ("... eating their child's flesh") or in its application, not where it begins.
+_ASKS_COMPARISON = re.compile(
+    r"\b(?:simile|similes|compare[sd]?|comparing|comparison|liken(?:s|ed)?|metaphor|parable|analogy|illustrat\w*"
+    r"|stand[s]? for)\b", re.IGNORECASE)
+_OPENS_COMPARISON = re.compile(
+    r"^\W*(?:suppose\b|imagine\b|just as\b|just like\b|it[’']?s (?:just )?like\b|it is (?:just )?like\b"
+    r"|it[’']?s as if\b|as if\b)", re.IGNORECASE)
+_ENDS_QUESTION = re.compile(r"\?\W*$")
 
 
 @dataclass(frozen=True)
@@ -106,7 +120,8 @@ def rank_windows(
     weights = index.weights(tokens)
     total = sum(weights.values()) or 1.0
     dense = _dense_scorer(library, question)
-    candidates: list[tuple[float, SuttaView, int]] = []
+    comparison = bool(_ASKS_COMPARISON.search(question))
+    candidates: list[tuple[float, SuttaView, int, int, int]] = []
     docs = list(dict.fromkeys(doc_ids))
     for rank, doc_id in enumerate(docs):
         view = index.sutta(doc_id)
@@ -132,16 +147,18 @@ def rank_windows(
             score = lexical + DENSE_WEIGHT * near.get(i, 0.0) + prior + PHRASE_CREDIT * _in_order(pairs, seg.en, own)
             if opening and i == first_text:
                 score += 1.0  # asked who, whom or where: the setting answers, whatever its words
-            candidates.append((score, view, i))
+            lo, hi = _widen(view, i)
+            if comparison and any(_OPENS_COMPARISON.match(s.en) for s in segs[lo : hi + 1]):
+                score += SIMILE_CREDIT
+            candidates.append((score, view, i, lo, hi))
     candidates.sort(key=lambda c: -c[0])
     chosen: list[EvidenceWindow] = []
     spans: list[tuple[str, int, int]] = []
     taken: dict[str, int] = {}
-    for score, view, i in candidates:
+    for score, view, i, lo, hi in candidates:
         doc_id = view.doc.doc_id
         if per_text is not None and taken.get(doc_id, 0) >= per_text:
             continue
-        lo, hi = _widen(view, i)
         if any(d == doc_id and not (hi < a or lo > b) for d, a, b in spans):
             continue
         spans.append((doc_id, lo, hi))
@@ -173,6 +190,9 @@ def _widen(view: SuttaView, i: int) -> tuple[int, int]:
     while hi + 1 < len(segs) and not is_heading(segs[hi + 1].seg_id) and size + len(segs[hi + 1].en) <= WINDOW_CHARS:
         hi += 1
         size += len(segs[hi].en)
+    if (_ENDS_QUESTION.search(segs[hi].en) and hi + 1 < len(segs) and not is_heading(segs[hi + 1].seg_id)
+            and not _ENDS_QUESTION.search(segs[hi + 1].en) and size + len(segs[hi + 1].en) <= REPLY_CHARS):
+        hi += 1  # "... in what direction did it go?" is read with its reply, "It doesn't apply ..."
     return lo, hi
 
 

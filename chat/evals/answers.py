@@ -73,8 +73,12 @@ def score_answer(row: dict, answer: Answer) -> dict:
     }
 
 
+_TYPOGRAPHIC = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
+
+
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    # a curly apostrophe is the same letter to a reader: "doesn’t apply" in Sujato's text holds "doesn't apply"
+    return unicodedata.normalize("NFKD", text.translate(_TYPOGRAPHIC)).encode("ascii", "ignore").decode().lower()
 
 
 _DEBRIS = re.compile(r"\[\s*\]|\(\s*\)|What the closest passage says")

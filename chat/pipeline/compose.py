@@ -12,11 +12,11 @@ import re
 
 from indexing.vocabulary import segment_key
 from tools.turn import TurnRecorder
-from tools.windows import EvidenceWindow
+from tools.windows import REPLY_CHARS, EvidenceWindow
 
 NUMBER = re.compile(r"\[(\d{1,3})\]")
 _RUN = re.compile(r"(?:\s*\[\d{1,3}\])+")
-KEY_LINES_CHARS = 420  # what the reader sees quoted of each key window before the explanation
+KEY_LINES_CHARS = REPLY_CHARS  # a key window is quoted whole: a question with its reply, a long line up to here
 KEY_WINDOWS = 2  # a question's facts are often split over two stretches of its text (a question and its reply)
 KEY_WINDOW_FLOOR = 0.6  # a second window is quoted only when it ranks this close to the first
 

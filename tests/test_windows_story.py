@@ -1,0 +1,72 @@
+"""Windows that follow how a text tells things: a question is read with its reply, and a reader asking about a
+simile is shown where the simile begins, not only the lines that repeat the question's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.pipeline.compose import key_windows
+from indexing.pipeline import ingest
+from indexing.settings import ScholarSettings
+from tools.library import Library
+from tools.windows import REPLY_CHARS, WINDOW_CHARS, rank_windows
+
+from conftest import FakeEmbedding
+from corpus import write_tree
+
+FILLER = "The mendicants sat in silence for a while, and the evening grew cool over the grove by the river. "
+SETUP = ("“Vaccha, suppose a fire were burning in front of you, a fire of grass and logs, a bright fire you could see, "
+         "a fire whose heat you felt on your face and hands as you sat beside it in the evening, a fire that crackled "
+         "and smoked and lit the faces of those around it, a fire you would know was burning. ")
+QUESTION = "Suppose that fire went out: in which direction would the fire have gone?” "
+REPLY = "“That does not apply. It burned on grass and logs, and when they ran out it was quenched.” "
+
+
+def _story() -> tuple[dict[str, str], dict[str, str]]:
+    en = {
+        "sn12.63:0.1": "Linked Discourses 12.63 ",
+        "sn12.63:0.2": "With a Child’s Flesh ",
+        "sn12.63:1.1": "And how should solid food be regarded? ",
+        "sn12.63:1.2": "Suppose a couple set out to cross a desert, taking limited supplies. ",
+        "sn12.63:1.3": "They had an only child, dear and beloved. ",
+        "sn12.63:1.4": "Their supplies would run out in the middle of the sands. ",
+        "sn12.63:1.5": FILLER * 3,
+        "sn12.63:1.6": "Then the parents would eat their child’s flesh, weeping for their child, only to cross. ",
+        "sn12.63:2.1": SETUP,
+        "sn12.63:2.2": QUESTION,
+        "sn12.63:2.3": REPLY,
+    }
+    pli = {k: "Pāḷi." for k in en}
+    return en, pli
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    base = tmp_path_factory.mktemp("story")
+    tree = write_tree(base / "suttacentral", {"sutta/sn/sn12/sn12.63": _story()})
+    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree], chroma_url=None)
+    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
+    ingest(settings, [tree], embed_model=embed, progress=False)
+    return Library.open(settings, embed_model=embed)
+
+
+def _segments(window) -> list[str]:
+    return [s.partition(":")[2] for s in window.seg_ids]
+
+
+def test_a_question_is_read_with_its_reply_even_past_the_usual_length(library):
+    assert len(SETUP + QUESTION) <= WINDOW_CHARS < len(SETUP + QUESTION + REPLY) <= REPLY_CHARS
+    [best] = rank_windows(library, library.evidence, "What happens to a burning fire that goes out?", ["sn12.63"],
+                          limit=1)
+    assert _segments(best) == ["2.1", "2.2", "2.3"] and "does not apply" in best.text
+
+
+def test_a_simile_question_is_shown_where_the_simile_begins(library):
+    def quoted(question: str) -> str:
+        ranked = rank_windows(library, library.evidence, question, ["sn12.63"], limit=4)
+        return " ".join(w.text for w in key_windows(ranked))
+
+    assert "Suppose a couple" in quoted("In the simile, why do the parents eat their child?")
+    # the same words asked plainly: the lines that hold them are quoted, the simile's opening is not pushed forward
+    plain = quoted("Why do the parents eat their child?")
+    assert "Suppose a couple" not in plain and "eat their child" in plain
