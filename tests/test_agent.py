@@ -104,12 +104,24 @@ def test_prose_passes_through_the_fallback_filter_whole():
 
 
 async def test_step_limit_ends_in_a_best_answer_not_an_exception(base):
-    call = 'Thought: more.\nAction: search_passages\nAction Input: {"query": "burning"}'
+    calls = [f'Thought: more.\nAction: search_passages\nAction Input: {{"query": "{q}"}}'
+             for q in ("burning", "the eye burning", "fire")]
     direct = "The eye is burning [SN 35.28:1.3–2.1]."
-    scholar, llm = scholar_for(base, [call, call, call, direct, FOLLOW], agent_max_steps=3)
+    scholar, llm = scholar_for(base, [*calls, direct, FOLLOW], agent_max_steps=3)
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
     assert answer.status == "answered"
     assert "step limit (3)" in answer.error
+    assert answer.citations and answer.citations[0].sutta_id == "SN 35.28"
+
+
+async def test_a_tool_call_asked_for_again_ends_the_loop_with_an_answer_from_the_evidence(base):
+    again = 'Thought: more.\nAction: search_passages\nAction Input: {"query": "What  is burning"}'
+    direct = "The eye is burning [SN 35.28:1.3–2.1]."
+    scholar, llm = scholar_for(base, [again.replace("What  is", "what is"), again, direct, FOLLOW],
+                               agent_max_steps=8)
+    steps, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert answer.status == "answered" and "repeated a tool call (search_passages" in answer.error
+    assert [s.tool for s in answer.trace].count("search_passages") == 1  # the repeat is refused, not run
     assert answer.citations and answer.citations[0].sutta_id == "SN 35.28"
 
 

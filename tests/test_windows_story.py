@@ -20,6 +20,11 @@ SETUP = ("“Vaccha, suppose a fire were burning in front of you, a fire of gras
          "and smoked and lit the faces of those around it, a fire you would know was burning. ")
 QUESTION = "Suppose that fire went out: in which direction would the fire have gone?” "
 REPLY = "“That does not apply. It burned on grass and logs, and when they ran out it was quenched.” "
+LEAD_IN = ("Then King Yama, the lord of the dead, seated on his throne in the hall of judgement among the wardens "
+           "of hell and their servants, with the lamps burning before him and the wind moving in the rafters, "
+           "questions the person, pursuing and pressing and grilling them about the first messenger of the gods, "
+           "the one sent among human beings as a warning, and he says to them, ")
+SPEECH = "‘Mister, did you not see an elderly woman, bent double, leaning on a staff and trembling as she went?’ "
 
 
 def _story() -> tuple[dict[str, str], dict[str, str]]:
@@ -35,6 +40,9 @@ def _story() -> tuple[dict[str, str], dict[str, str]]:
         "sn12.63:2.1": SETUP,
         "sn12.63:2.2": QUESTION,
         "sn12.63:2.3": REPLY,
+        "sn12.63:3.1": LEAD_IN,
+        "sn12.63:3.2": SPEECH,
+        "sn12.63:3.3": "‘I saw that, sir.’ ",
     }
     pli = {k: "Pāḷi." for k in en}
     return en, pli
@@ -59,6 +67,13 @@ def test_a_question_is_read_with_its_reply_even_past_the_usual_length(library):
     [best] = rank_windows(library, library.evidence, "What happens to a burning fire that goes out?", ["sn12.63"],
                           limit=1)
     assert _segments(best) == ["2.1", "2.2", "2.3"] and "does not apply" in best.text
+
+
+def test_a_line_that_leads_into_speech_is_read_with_the_speech(library):
+    assert len(LEAD_IN) <= WINDOW_CHARS < len(LEAD_IN + SPEECH) <= REPLY_CHARS
+    [best] = rank_windows(library, library.evidence, "What does King Yama ask about the first messenger?",
+                          ["sn12.63"], limit=1)
+    assert _segments(best)[:2] == ["3.1", "3.2"] and "elderly woman" in best.text
 
 
 def test_a_simile_question_is_shown_where_the_simile_begins(library):

@@ -54,6 +54,7 @@ _OPENS_COMPARISON = re.compile(
     r"^\W*(?:suppose\b|imagine\b|just as\b|just like\b|it[’']?s (?:just )?like\b|it is (?:just )?like\b"
     r"|it[’']?s as if\b|as if\b)", re.IGNORECASE)
 _ENDS_QUESTION = re.compile(r"\?\W*$")
+_ENDS_SENTENCE = re.compile(r"[.!?…]\W*$")
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,19 @@ def _widen(view: SuttaView, i: int) -> tuple[int, int]:
     while hi + 1 < len(segs) and not is_heading(segs[hi + 1].seg_id) and size + len(segs[hi + 1].en) <= WINDOW_CHARS:
         hi += 1
         size += len(segs[hi].en)
-    if (_ENDS_QUESTION.search(segs[hi].en) and hi + 1 < len(segs) and not is_heading(segs[hi + 1].seg_id)
-            and not _ENDS_QUESTION.search(segs[hi + 1].en) and size + len(segs[hi + 1].en) <= REPLY_CHARS):
-        hi += 1  # "... in what direction did it go?" is read with its reply, "It doesn't apply ..."
+    # A window ends where the text comes to a point: a question with its reply ("... in what direction did it
+    # go?" / "It doesn't apply ..."), a lead-in with what it leads to ("King Yama says to them," / "'Did you not
+    # see an elderly woman ...'"), a sentence with its end.
+    while hi + 1 < len(segs) and not is_heading(segs[hi + 1].seg_id) and size + len(segs[hi + 1].en) <= REPLY_CHARS:
+        asked = _ENDS_QUESTION.search(segs[hi].en)
+        if not asked and _ENDS_SENTENCE.search(segs[hi].en):
+            break
+        if asked and _ENDS_QUESTION.search(segs[hi + 1].en):
+            break  # a string of questions: their replies are another window's
+        hi += 1
+        size += len(segs[hi].en)
+        if asked:
+            break
     return lo, hi
 
 

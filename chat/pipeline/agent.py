@@ -8,7 +8,8 @@ Three changes to the stock agent, each because a small model needs it:
   simple question is answered in one LLM call;
 - a reply that still does not parse after one retry raises `MalformedOutputError` instead of looping to the
   step limit; the Scholar then answers from what was retrieved. The step limit itself raises `StepLimitError`,
-  so the Scholar can tell it from the workflow's other runtime errors.
+  so the Scholar can tell it from the workflow's other runtime errors, and a tool call made a second time in one
+  turn raises `RepeatedCallError` (the model has stopped learning anything; the Scholar answers from what it has).
 """
 
 from __future__ import annotations
@@ -117,11 +118,36 @@ class CanonFormatter(ReActChatFormatter):
         return messages
 
 
+class RepeatedCallError(ChatError):
+    """The model asked for a tool call it had already made this turn: it would only see the same passages again."""
+
+    def __init__(self, call: str):
+        super().__init__(f"the model repeated a tool call ({call})")
+        self.call = call
+
+
+def _call_key(tool: str, kwargs: dict) -> str:
+    return json.dumps([tool, {k: " ".join(str(v).lower().split()) for k, v in sorted(kwargs.items())}],
+                      ensure_ascii=False)
+
+
 class CanonReActAgent(ReActAgent):
     max_parse_retries: int = Field(default=1, description="Parse failures shown back to the model before giving up.")
 
     async def take_step(self, ctx, llm_input, tools, memory):
         output = await super().take_step(ctx, llm_input, tools, memory)
+        # A small model that has nothing new to go on asks for the same lookup again and again (six times in one
+        # follow-up, 108 s); the second asking is where the evidence shown is all it will get.
+        made = await ctx.store.get("calls", default=None)
+        if made is None:
+            seed = getattr(self.formatter, "seed", [])
+            made = [_call_key(s.action, s.action_input) for s in seed if isinstance(s, ActionReasoningStep)]
+        for call in output.tool_calls:
+            key = _call_key(call.tool_name, call.tool_kwargs)
+            if key in made:
+                raise RepeatedCallError(f"{call.tool_name}({json.dumps(call.tool_kwargs, ensure_ascii=False)})")
+            made.append(key)
+        await ctx.store.set("calls", made)
         if output.retry_messages:
             failures = await ctx.store.get("parse_failures", default=0) + 1
             await ctx.store.set("parse_failures", failures)

@@ -31,7 +31,14 @@ from llama_index.core.memory import ChatMemoryBuffer
 
 from chat.errors import ChatError, user_message
 from chat.pipeline import checks
-from chat.pipeline.agent import MalformedOutputError, StepLimitError, build_agent, seed_steps, with_max_tokens
+from chat.pipeline.agent import (
+    MalformedOutputError,
+    RepeatedCallError,
+    StepLimitError,
+    build_agent,
+    seed_steps,
+    with_max_tokens,
+)
 from chat.pipeline.answer import Answer, Event, FinalEvent, Resolved, StepEvent, TokenEvent, TraceStep, failed_answer
 from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
@@ -225,7 +232,7 @@ class Scholar:
             log.info("falling back after malformed output")
             draft = salvage(exc.raw)
             error = "the model's replies did not follow the expected format"
-        except StepLimitError as exc:
+        except (StepLimitError, RepeatedCallError) as exc:
             error = str(exc)
             log.info("agent stopped: %s", error)
         except Exception as exc:  # model errors, timeouts
