@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.pipeline.hygiene import tidy_draft, without_asides, without_dangling_clauses
+from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
 
 
 def test_a_reply_cut_off_by_the_token_limit_loses_its_unfinished_sentence():
@@ -52,3 +52,24 @@ def test_stubs_and_decoding_slips_go():
     # Pali with its diacritics and typographic quotes are not slips
     pali = "Sāriputta calls it ‘satipaṭṭhāna’ — mindfulness meditation [MN 10:1.2]."
     assert tidy_draft(pali) == pali
+
+
+def test_what_is_left_of_a_sentence_goes_a_comma_end_a_lone_clause_a_quotation_stopped_mid_phrase():
+    evidence = ["Killing, stealing, telling lies, and committing adultery: astute people don’t praise these things."]
+    kept = "The four corrupt deeds are killing, stealing, sexual misconduct and lying [DN 31:3.5–3.6]."
+    for leftover in ("Several mendicants had,. [MN 38:7.2–7.6]",
+                     "That the present phenomenon should be clearly discerned in each [MN 131:3.5–3.6].",
+                     "The Teacher went on to say that killing, stealing, telling lies, and committing. [DN 31:3.1]"):
+        assert without_dangling_clauses(f"{kept} {leftover}", evidence) == kept
+    # a paraphrase that ends where the passage goes on is a whole sentence; so is "That person ..."
+    whole = ("Astute people don't praise telling lies and committing adultery [DN 31:4.4]. "
+             "That person experiences the feeling of two arrows [SN 36.6:1.10].")
+    assert without_dangling_clauses(whole, evidence) == whole
+
+
+def test_a_sentence_citing_the_main_text_and_another_is_held_to_the_main_text():
+    draft = ("The Buddha crossed the flood by faith [SN 1.1:1.3–1.8; SN 10.12:5.1]. "
+             "By faith one crosses the flood [SN 10.12:5.1].")
+    assert keeping_to_main_texts(draft, {"SN 1.1"}) == (
+        "The Buddha crossed the flood by faith [SN 1.1:1.3–1.8]. By faith one crosses the flood [SN 10.12:5.1].")
+    assert keeping_to_main_texts(draft, set()) == draft

@@ -60,6 +60,7 @@ def score_answer(row: dict, answer: Answer) -> dict:
         "citations": len(answer.citations),
         "bad_citations": bad,
         "seconds": answer.timings.get("total"),
+        "timings": dict(answer.timings),
         "first_token": answer.timings.get("first_token"),
         "cited": [c.ref for c in answer.citations],
         "gold": row.get("gold"),

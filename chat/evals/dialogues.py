@@ -108,6 +108,7 @@ async def _run_all(scholar, dialogues: list[dict], json_out: Path | None = None)
                 "cited": [c.ref for c in answer.citations],
                 "cited_suttas": list(dict.fromkeys(c.sutta_id for c in answer.citations if c.sutta_id)),
                 "seconds": answer.timings.get("total"),
+                "timings": dict(answer.timings),  # where a slow turn spent its seconds (plan, agent, finish ...)
                 "resolution": answer.resolution.model_dump() if answer.resolution else None,
                 "steps": [f"{t.tool}({json.dumps(t.input, ensure_ascii=False)})" for t in answer.trace],
                 "answer": answer.answer,

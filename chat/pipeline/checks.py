@@ -215,7 +215,7 @@ def check_sentences(text: str, verify) -> Checked:
             text = _replace_sentence(text, sentence.text, claim.revised_to)
             continue
         if v.idle_citations and v.verdict in ("supported", "partial"):
-            pruned = _drop_refs(sentence.text, set(v.idle_citations))
+            pruned = drop_refs(sentence.text, set(v.idle_citations))
             text = text.replace(sentence.text, pruned, 1)
             sentence = (split_sentences(pruned) or [sentence])[0]
         if v.verdict == "supported" and v.evidence_ref:
@@ -278,7 +278,7 @@ def _repoint(sentence, idle: list[str]) -> str:
     return f"The same is found in {' and '.join(f'[{_display(r)}]' for r in held)}."
 
 
-def _drop_refs(sentence_text: str, refs: set[str]) -> str:
+def drop_refs(sentence_text: str, refs: set[str]) -> str:
     """The sentence without these references (as written); brackets left empty go too."""
     def fix(m: re.Match) -> str:
         inner = m.group(1)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from chat.pipeline.checks import tidy_text
+from chat.pipeline.checks import drop_refs, tidy_text
 from tools.citations import Sentence, split_sentences
 from tools.evidence import claim_tokens, matches_any
 from tools.windows import question_words
@@ -29,6 +29,11 @@ MIN_CONTENT_WORDS = 2  # fewer is a stub the model ended early to reach its cita
 # sentence (a stray CJK character) is a decoding slip of the small model, not something any passage says
 _FOREIGN = re.compile(r"[^\x00-\u024f\u0300-\u036f\u1e00-\u1eff\u2000-\u206f\u2190-\u21ff]")
 _ENDED = re.compile(r"[.!?…][”’\"')]*$")
+_COMMA_END = re.compile(r"[,;:—–]\s*[.!?…]?[”’\"')]*$")  # "several mendicants had,."
+# a subordinate clause standing as a sentence, left by a narrowing that cut its main clause away
+_CLAUSE_ONLY = re.compile(r"(?:that|which|whereas)\s+(?:the|a|an|this|these|those|his|her|their|its|one|any|every)\b",
+                          re.IGNORECASE)
+QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
 
 def tidy_draft(text: str) -> str:
@@ -70,14 +75,51 @@ def without_asides(text: str, question: str, main_texts: set[str]) -> str:
     return _without(text, split_sentences(text), fault)
 
 
-def without_dangling_clauses(text: str) -> str:
-    """The checked answer without sentences that end on a conjunction, article or preposition: what is left of a
-    sentence whose end was removed, or that the model never finished."""
+def keeping_to_main_texts(text: str, main_texts: set[str]) -> str:
+    """A sentence citing the texts quoted first and others besides keeps only the first: it is read as a claim
+    about them and checked against them alone. Cited together, another text's words pass for theirs ("The Buddha
+    crossed the flood by faith [SN 1.1; SN 10.12]": SN 10.12 says "by faith", SN 1.1 "neither standing nor
+    swimming"); a sentence citing only the other text is still judged on its own."""
+    out = text
+    for s in split_sentences(text):
+        cited = {c.sutta_id for c in s.citations if c.sutta_id}
+        if cited & main_texts and cited - main_texts:
+            others = {c.raw for c in s.citations if c.sutta_id and c.sutta_id not in main_texts}
+            out = out.replace(s.text, drop_refs(s.text, others), 1)
+    return out
+
+
+def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
+    """The checked answer without what is left of a sentence whose end was removed or never written: one that ends
+    on a conjunction, article or preposition, or on a comma; a clause with no sentence ("That the present phenomenon
+    should be discerned."); a quotation stopped mid-phrase ("... telling lies, and committing.", where the passage
+    goes on "committing adultery")."""
+    folded = [" ".join(e.split()) for e in evidence]
+
     def fault(_: int, s: Sentence) -> str | None:
-        plain = s.plain.strip().rstrip(".!?…,;:”’\"') ")
-        return "a dangling clause" if plain and plain.rsplit(" ", 1)[-1].lower() in _DANGLING else None
+        whole = s.plain.strip()
+        plain = whole.rstrip(".!?…,;:”’\"') ")
+        if not plain:
+            return None
+        last = plain.rsplit(" ", 1)[-1]
+        if last.lower() in _DANGLING or _COMMA_END.search(whole):
+            return "a dangling clause"
+        if _CLAUSE_ONLY.match(plain):
+            return "a clause without its sentence"
+        if last.lower().endswith("ing") and _stops_mid_quote(plain, folded):
+            return "a quotation stopped mid-phrase"
+        return None
 
     return _without(text, split_sentences(text), fault)
+
+
+def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
+    tail = plain.split()[-QUOTE_TAIL_WORDS:]
+    if len(tail) < QUOTE_TAIL_WORDS:
+        return False
+    phrase = r"\W+".join(re.escape(w.strip("“”‘’\"',;:")) for w in tail)
+    pattern = re.compile(rf"{phrase} [a-z]", re.IGNORECASE)
+    return any(pattern.search(e) for e in evidence)
 
 
 def _without(text: str, sentences: list[Sentence], fault: Callable[[int, Sentence], str | None]) -> str:

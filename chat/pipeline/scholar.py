@@ -43,7 +43,7 @@ from chat.pipeline.answer import Answer, Event, FinalEvent, Resolved, StepEvent,
 from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
-from chat.pipeline.hygiene import tidy_draft, without_asides, without_dangling_clauses
+from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
@@ -315,10 +315,11 @@ class Scholar:
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
         if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
-            text = without_asides(tidy_draft(text), turn.question, {w.sutta_id for w in lead if w.sutta_id})
+            main = {w.sutta_id for w in lead if w.sutta_id}
+            text = keeping_to_main_texts(without_asides(tidy_draft(text), turn.question, main), main)
         text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
         checked = await asyncio.to_thread(checks.check_sentences, text, verify)
-        body = without_dangling_clauses(checked.text).strip()
+        body = without_dangling_clauses(checked.text, [w.text for w in recorder.evidence]).strip()
         if body:
             final = f"{shown}\n\n{body}" if shown else body
         elif lead:
