@@ -26,6 +26,7 @@ from pathlib import Path
 from indexing.pali_index import nasal, pali_store
 from indexing.stores.bm25_store import BM25Store
 from indexing.text import STOPWORDS, fold, tokenize
+from indexing.vocabulary import CANON_NAME_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ class Bridges:
 
     def pali_forms(self, word: str) -> list[str]:
         """The Pali vocabulary forms of `word` when it is a Pali word rather than an English one, else []."""
-        if self.pali is None or len(word) < PALI_MIN_LEN or word in STOPWORDS:
+        if self.pali is None or len(word) < PALI_MIN_LEN or word in STOPWORDS or _names_a_part(word):
             return []
         forms = self.pali.forms(word)
         if not forms:
@@ -238,6 +239,11 @@ class Bridges:
             for tok in tokenize(rendering):
                 if out.bm25_weights.get(tok, 0.0) < self.weight:
                     out.bm25_weights[tok] = self.weight
+
+
+def _names_a_part(word: str) -> bool:
+    """"Vinaya", "Dīgha", "suttas": a word naming a part of the canon (a hint where to look, not a topic)."""
+    return word in CANON_NAME_WORDS or (word.endswith("s") and word[:-1] in CANON_NAME_WORDS)
 
 
 def _sujato_tokens(bridge: Bridge) -> tuple[str, ...]:
