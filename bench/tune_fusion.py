@@ -1,14 +1,16 @@
 """Choose the fusion weights, RRF k and bridge weight by cross-validation over several question files at once.
 
     python bench/tune_fusion.py --questions ../shared/eval/retrieval-dev.jsonl ../shared/eval/external-dev.jsonl \
-        [--folds 5] [--json bench/out/tune-fusion.json]
+        [--folds 5] [--vary query_tf_k3,basket_lean] [--json bench/out/tune-fusion.json]
 
 Every question of every file goes into one pool; folds are stratified by file, so each fold holds questions of
 each origin. For each fold the grid point with the best objective on the other folds is chosen and scored on the
 held-out fold: the mean of those held-out scores estimates how the *procedure* does on unseen questions (the
 figure to trust), and the point chosen on all questions is what goes into the settings. The objective is the
 mean over files of hybrid MRR, so a file with more questions does not outvote the other (questions written in
-the translation's words vs. readers' words). Per-file figures of the final point are printed too.
+the translation's words vs. readers' words). Per-file figures of the final point are printed too. `--vary` searches
+only the named settings, the others held at their configured values (the whole grid is ~1,300 points). Among
+points that score the same, the first in grid order wins: each list starts with the mechanism off.
 
 Search is the real `tools.retriever.search` on the configured index (SCHOLAR_INDEX_DIR); only the settings
 change between grid points, and query vectors are cached, so a point costs a few milliseconds a question.
@@ -34,6 +36,8 @@ GRID = {
     "rrf_k": [5, 10, 20],
     "card_weight": [0.0, 0.1, 0.25],
     "bridge_weight": [0.3, 0.6, 1.0],
+    "query_tf_k3": [None, 0.0, 1.0, 3.0],
+    "basket_lean": [0.0, 0.1, 0.2, 0.3],
 }
 
 
@@ -43,8 +47,9 @@ def _points(grid: dict) -> list[dict]:
 
 
 def _score(library: Library, base: ScholarSettings, point: dict, questions: list[dict], k: int) -> list[dict]:
-    library.settings = base.model_copy(update={kk: v for kk, v in point.items() if kk != "bridge_weight"})
+    library.settings = base.model_copy(update=point)
     library.bridges.weight = point.get("bridge_weight", base.bridge_weight)
+    library.bridges.query_k3 = point.get("query_tf_k3", base.query_tf_k3)
     rows = []
     for q in questions:
         result = search(library, q["question"], k=k, mode="hybrid")
@@ -81,7 +86,12 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--json", type=Path, dest="json_out")
+    parser.add_argument("--vary", default="", help="comma-separated settings to search; default: all of GRID")
     args = parser.parse_args()
+    vary = [v.strip() for v in args.vary.split(",") if v.strip()] or list(GRID)
+    unknown = [v for v in vary if v not in GRID]
+    if unknown:
+        parser.error(f"not in the grid: {unknown}; choose from {', '.join(GRID)}")
 
     base = ScholarSettings()
     library = Library.open(base).warm()
@@ -91,7 +101,7 @@ def main() -> int:
             if q.get("gold"):
                 questions.append(q)
                 origin.append(path.stem)
-    points = _points(GRID)
+    points = _points({k: GRID[k] if k in vary else [getattr(base, k)] for k in GRID})
     sys.stdout.write(f"{len(points)} grid points x {len(questions)} questions ({', '.join(sorted(set(origin)))})\n")
     table = []
     for n, point in enumerate(points, 1):

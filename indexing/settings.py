@@ -91,6 +91,13 @@ class ScholarSettings(BaseSettings):
     card_weight: float = 0.1
     pali_weight: float = 1.0
     bridge_weight: float = 0.3
+    # A word the reader repeats counts (k3 + 1) n / (k3 + n), not n (BM25's query-term saturation): a quoted saying
+    # repeats its frame word ("the greatest …" three times). None: linear. Chosen with the fusion grid (README).
+    query_tf_k3: float | None = 1.0
+    # A question that points at neither basket (no "Vinaya", "offence", "training rule"; no "in the suttas") asks
+    # about the teaching: the sutta basket's passages count 1 + basket_lean. The Vinaya's origin stories share
+    # the discourses' words (sick monks, medical treatment) without being what such questions ask for.
+    basket_lean: float = 0.2
     mmr_lambda: float = 0.75
     reranker: Literal["none", "cross-encoder", "llm"] = "none"
     reranker_model: str = ""

@@ -190,6 +190,16 @@ _VINAYA_BOOKS = (
 BOOKS: dict[str, Book] = {b.uid: b for b in (*_SUTTA_BOOKS, *_VINAYA_BOOKS)}
 
 
+# The Pali words that name the canon's parts — baskets, collections, the Minor Collection's books ("Vinaya",
+# "Dīgha Nikāya", "Dhammapada", "suttas"): in a question they say where to look (tools.references reads them as
+# hints), not what the passage says, so they are not searched for in the Pali text. Folded, ṁ as m.
+CANON_NAME_WORDS: frozenset[str] = frozenset(
+    w for name in (*("sutta", "suttanta", "vinaya", "pitaka", "nikaya"), *(c.pali for c in COLLECTIONS.values()),
+                   *(b.pali for b in BOOKS.values() if b.collection == "KN"))
+    for w in re.findall(r"[a-z]+", fold(name).replace("ṁ", "m"))
+)
+
+
 def _letters(text: str) -> str:
     return re.sub(r"[^a-z]", "", text.lower())
 

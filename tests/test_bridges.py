@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.bridges import BRIDGES_FILE, Bridges, load_bridges
+from tools.bridges import BRIDGES_FILE, Bridges, load_bridges, query_term_weight
 from tools.retriever import search
 
 from helpers_tools import open_names_library
@@ -66,3 +66,37 @@ def test_english_words_are_not_taken_for_pali(lib):
 
 def test_bridges_file_is_the_packaged_default(lib):
     assert Path(lib.settings.bridges_file) == BRIDGES_FILE
+
+
+def test_a_word_the_reader_repeats_saturates(tmp_path):
+    assert [query_term_weight(n, 1.0) for n in (1, 2, 3)] == [1.0, pytest.approx(4 / 3), 1.5]
+    assert query_term_weight(3, 0.0) == 1.0 and query_term_weight(3, None) == 3
+    file = tmp_path / "bridges.toml"
+    file.write_text('[[bridge]]\nsujato = ["extinguishment"]\nolder = ["nirvana"]\nused_by = "test"\n')
+    quote = "the greatest gift, the greatest wealth, nirvana the greatest bliss"
+    out = Bridges.load(None, None, file, query_k3=1.0).apply(quote)
+    assert out.bm25_weights["greatest"] == 1.5 and out.bm25_weights["gift"] == 1.0
+    assert out.bm25_weights["extinguishment"] == 0.3  # a bridged word keeps its own weight
+    assert Bridges.load(None, None, file, query_k3=None).apply(quote).bm25_weights["greatest"] == 3.0
+
+
+class _PaliWords:
+    """A Pali vocabulary of a few words, each common in the root text."""
+
+    def __init__(self, *words: str):
+        self.words = words
+
+    def forms(self, word: str) -> list[str]:
+        return [w for w in self.words if w.startswith(word[:-1])]
+
+    def frequency(self, words: list[str]) -> int:
+        return 100 * len(words)
+
+
+def test_words_that_name_a_part_of_the_canon_are_not_searched_as_pali(tmp_path):
+    file = tmp_path / "bridges.toml"
+    file.write_text("")
+    bridges = Bridges(load_bridges(file), None, _PaliWords("vinaya", "vinaye", "koṇḍañña", "digha", "kosambi"))
+    out = bridges.apply("Where in the Vinaya, or the Digha Nikaya's suttas, does Koṇḍañña reach Kosambi?")
+    assert "kosambi" in out.pali_weights  # a Pali word of the topic is searched in the Pali
+    assert not {"vinaya", "vinaye", "digha"} & out.pali_weights.keys()  # where to look, not what is said

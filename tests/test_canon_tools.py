@@ -133,6 +133,27 @@ def test_vinaya_hint_leans_and_an_explicit_vinaya_filters(lib):
         search(lib, "timber", basket="abhidhamma")
 
 
+def test_a_question_that_points_at_no_basket_leans_to_the_suttas(lib):
+    # "At one time the Buddha was staying …" opens SN 56.11 and Kd 1 alike: no word says which basket is meant
+    question = "when the Buddha was staying at Uruvelā or near Benares"
+
+    def fused(lean: float, text: str = question) -> dict[str, float]:
+        saved = lib.settings
+        lib.settings = saved.model_copy(update={"basket_lean": lean})
+        try:
+            return {p.sutta_id: p.scores["fused"] for p in search(lib, text, k=8).passages}
+        finally:
+            lib.settings = saved
+
+    plain, leaned = fused(0.0), fused(0.5)
+    assert {"SN 56.11", "Kd 1"} <= plain.keys()
+    assert leaned["SN 56.11"] == pytest.approx(1.5 * plain["SN 56.11"], rel=1e-3)
+    assert leaned["Kd 1"] == pytest.approx(plain["Kd 1"], rel=1e-3)
+    # a topic word of the Vinaya turns the lean to the Vinaya, whatever basket_lean says
+    cued = "which offence when the Buddha was staying at Uruvelā or near Benares"
+    assert fused(0.0, cued) == pytest.approx(fused(0.5, cued))
+
+
 def test_which_discourse_leans_away_from_the_verse_anthologies_and_whose_verses_toward_them(lib):
     from tools.references import genre_hint
 

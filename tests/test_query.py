@@ -58,3 +58,21 @@ def test_without_names_only_the_words_count(lib):
     a = analyse_query(lib, "the Fire Sermon in MN 21", use_names=False)
     assert a.named == [] and a.pinned_docs == [] and a.boosted_docs == {}
     assert a.dense_text == "the Fire Sermon in MN 21"
+
+
+def test_a_books_name_names_the_book_not_a_sutta_of_that_title(lib, monkeypatch):
+    from tools.aliases import AliasCandidate, AliasMatch, AliasResolution
+
+    # on the full index "the Dhammapada" is also AN 4.29's Pali title (Dhammapadasutta); here MN 21 stands in
+    real = lib.aliases.resolve
+
+    def resolve(text):
+        found = real(text)
+        book = AliasCandidate("MN 21", "The Simile of the Saw", "dhammapada", "the dhammapada", 85.0, "title_pali")
+        return AliasResolution(text, [AliasMatch("the dhammapada", 2, 4, 85.0, [book]), *found.matches])
+
+    monkeypatch.setattr(lib.aliases, "resolve", resolve)
+    a = analyse_query(lib, "What does the Dhammapada say heedfulness is, and what is burning in the Fire Sermon?")
+    assert "mn21" not in a.boosted_docs and "mn21" not in a.pinned_docs
+    assert a.pinned_docs == ["sn35.28"]  # a sutta's own name in the same question still names it
+    assert not any("names MN 21" in n for n in a.notes)

@@ -188,3 +188,38 @@ def test_phrase_factors_reward_word_pairs_in_order():
               "c": chunk("c", "nothing relevant here")}
     factors = phrase_factors("knocking out a large peg with a finer peg", chunks)
     assert factors["a"] > factors.get("b", 1.0) and "c" not in factors
+
+
+def _sutta(uid: str, title: str, *lines: str) -> tuple[dict[str, str], dict[str, str]]:
+    en = {f"{uid}:0.1": f"Linked Discourses {uid[2:]} ", f"{uid}:0.2": f"{title} "}
+    en.update({f"{uid}:{n}.1": f"{line} " for n, line in enumerate(lines, 1)})
+    return en, {k: f"pali {k} " for k in en}
+
+
+def test_a_word_the_reader_repeats_does_not_outvote_the_saying_quoted(tmp_path):
+    from indexing.pipeline import ingest
+    from indexing.settings import ScholarSettings
+
+    from corpus import write_tree
+
+    # the reader quotes another translation, which repeats "greatest" where this one says "highest"
+    tree = write_tree(tmp_path / "corpus", {
+        "sutta/sn/sn1/sn1.1": _sutta("sn1.1", "Treasure", "Fools neglect it; the wise guard their wealth, "
+                                     "diligence, the greatest treasure, the greatest of the greatest."),
+        "sutta/sn/sn1/sn1.2": _sutta("sn1.2", "Happiness", "Health is the highest gain, contentment the highest "
+                                     "wealth, trust the highest kin, extinguishment the highest bliss."),
+        **{f"sutta/sn/sn1/sn1.{n}": _sutta(f"sn1.{n}", f"Other {n}", f"A mendicant {w} in the forest.")
+           for n, w in [(3, "walks"), (4, "sits"), (5, "sleeps"), (6, "eats")]},
+    })
+    settings = ScholarSettings(_env_file=None, index_dir=tmp_path / "index", corpus_paths=[tree],
+                               nicknames_csv=tmp_path / "none.csv", chroma_url=None)
+    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
+    ingest(settings, [tree], embed_model=embed, progress=False)
+    quote = "Health is the greatest gift, contentment the greatest wealth, extinguishment the greatest bliss"
+
+    def first(k3):
+        lib = Library.open(settings.model_copy(update={"query_tf_k3": k3}), embed_model=embed)
+        return search(lib, quote, k=3, mode="bm25").passages[0].sutta_id
+
+    assert first(None) == "SN 1.1"  # linear: "greatest" three times outweighs the saying's own words
+    assert first(1.0) == "SN 1.2"

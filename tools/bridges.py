@@ -4,7 +4,8 @@ Readers quote Bodhi's or Ṭhānissaro's English ("the monks", "nirvana", "the f
 or write Pali ("metta", "kiṁsuka", a whole Pali line). The table in `tools/data/bridges.toml` maps older
 renderings and Pali words to the words of this library's translation. For a query:
 
-- BM25 keeps the reader's words (weight 1) and adds the bridged words at a reduced weight;
+- BM25 keeps the reader's words (weight 1; a repeated word saturates, `query_term_weight`) and adds the bridged
+  words at a reduced weight;
 - the dense query has each bridged older word replaced by Sujato's rendering when that older word is foreign
   to the translation (it occurs in few passages), or followed by it when the translation uses the word itself in
   another sense ("insight", "calm"): MiniLM then reads the library's word, not a paraphrase it may not connect;
@@ -25,11 +26,13 @@ from pathlib import Path
 from indexing.pali_index import nasal, pali_store
 from indexing.stores.bm25_store import BM25Store
 from indexing.text import STOPWORDS, fold, tokenize
+from indexing.vocabulary import CANON_NAME_WORDS
 
 log = logging.getLogger(__name__)
 
 BRIDGES_FILE = Path(__file__).parent / "data" / "bridges.toml"
 BRIDGE_WEIGHT = 0.3  # default share of a bridged word in BM25 against the reader's own (settings.bridge_weight)
+QUERY_TF_K3 = 1.0  # saturation of a word the reader repeats (settings.query_tf_k3; see `query_term_weight`)
 NATIVE_MIN_CHUNKS = 25  # an older word in at least this many English passages is the translation's own word too
 PALI_MIN_LEN = 4
 PALI_MAX_SUFFIX = 4  # inflection endings a stem may take: jhan-a, jhan-am, jhan-ani, jhan-ena, jhan-assa
@@ -56,6 +59,16 @@ class BridgedQuery:
     @property
     def bridged(self) -> bool:
         return bool(self.matches or self.pali_weights)
+
+
+def query_term_weight(count: float, k3: float | None) -> float:
+    """BM25's query-term saturation (Robertson's k3): a word written n times weighs (k3 + 1) n / (k3 + n) — 1 once,
+    at most k3 + 1 however often. A reader who quotes a parallel saying ("the greatest gift, the greatest wealth,
+    the greatest bliss") repeats its frame word, and linear weight would let any passage that has the frame word
+    three times outscore the one that has the saying. None: linear (n)."""
+    if k3 is None:
+        return count
+    return (k3 + 1) * count / (k3 + count)
 
 
 def load_bridges(path: Path = BRIDGES_FILE) -> list[Bridge]:
@@ -108,9 +121,10 @@ class PaliVocabulary:
 
 class Bridges:
     def __init__(self, bridges: list[Bridge], english: BM25Store | None, pali: PaliVocabulary | None,
-                 weight: float = BRIDGE_WEIGHT):
+                 weight: float = BRIDGE_WEIGHT, query_k3: float | None = QUERY_TF_K3):
         self.bridges = bridges
         self.weight = weight
+        self.query_k3 = query_k3
         self.english = english
         self.pali = pali
         # older phrase as analyzed tokens -> bridge; longest phrases first at each start token
@@ -127,14 +141,14 @@ class Bridges:
 
     @classmethod
     def load(cls, english: BM25Store | None, index_dir: Path | None, path: Path = BRIDGES_FILE,
-             weight: float = BRIDGE_WEIGHT) -> Bridges:
+             weight: float = BRIDGE_WEIGHT, query_k3: float | None = QUERY_TF_K3) -> Bridges:
         pali = None
         if index_dir is not None:
             try:
                 pali = PaliVocabulary.open(index_dir)
             except Exception as exc:  # an old or damaged Pali index: bridges still work on English
                 log.warning("Pali index unavailable (%s); Pali words are bridged but not searched", exc)
-        return cls(load_bridges(path), english, pali, weight)
+        return cls(load_bridges(path), english, pali, weight, query_k3)
 
     # ---- helpers ---------------------------------------------------------------------------------------------
     def _english_df(self, tokens: tuple[str, ...]) -> int:
@@ -149,7 +163,7 @@ class Bridges:
 
     def pali_forms(self, word: str) -> list[str]:
         """The Pali vocabulary forms of `word` when it is a Pali word rather than an English one, else []."""
-        if self.pali is None or len(word) < PALI_MIN_LEN or word in STOPWORDS:
+        if self.pali is None or len(word) < PALI_MIN_LEN or word in STOPWORDS or _names_a_part(word):
             return []
         forms = self.pali.forms(word)
         if not forms:
@@ -175,6 +189,7 @@ class Bridges:
         out = BridgedQuery(dense_text=text)
         for tok in tokenize(bm25_text if bm25_text is not None else text):
             out.bm25_weights[tok] = out.bm25_weights.get(tok, 0.0) + 1.0
+        out.bm25_weights = {t: query_term_weight(n, self.query_k3) for t, n in out.bm25_weights.items()}
         words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
         analyzed = [(s, e, w, tokenize(w)) for s, e, w in words]
         # content tokens in order, each remembering the span of the word it came from
@@ -224,6 +239,11 @@ class Bridges:
             for tok in tokenize(rendering):
                 if out.bm25_weights.get(tok, 0.0) < self.weight:
                     out.bm25_weights[tok] = self.weight
+
+
+def _names_a_part(word: str) -> bool:
+    """"Vinaya", "Dīgha", "suttas": a word naming a part of the canon (a hint where to look, not a topic)."""
+    return word in CANON_NAME_WORDS or (word.endswith("s") and word[:-1] in CANON_NAME_WORDS)
 
 
 def _sujato_tokens(bridge: Bridge) -> tuple[str, ...]:

@@ -258,7 +258,8 @@ class Library:
         from tools.bridges import Bridges
 
         return self._once("_bridges", lambda: Bridges.load(self.bm25, self.settings.index_dir,
-                                                           self.settings.bridges_file, self.settings.bridge_weight))
+                                                           self.settings.bridges_file, self.settings.bridge_weight,
+                                                           self.settings.query_tf_k3))
 
     @property
     def names(self) -> NameMatcher:

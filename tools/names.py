@@ -350,6 +350,11 @@ _COLLECTION_NAMES = re.compile("|".join(
     + [re.escape(n) for b in BOOKS.values() for n in (*b.names, fold(b.english), fold(b.pali))]))
 
 
+def names_a_collection(text: str) -> bool:
+    """Whether `text` ("the Dhammapada", "Saṁyutta Nikāya") is the name of a collection or book as a whole."""
+    return _names_a_collection([nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))])
+
+
 def _names_a_collection(folded: list[str]) -> bool:
     """"The Connected Discourses" names a collection, not a text in it: no sutta is matched loosely for it."""
     words = folded[1:] if folded[:1] == ["the"] else folded

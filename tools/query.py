@@ -21,6 +21,7 @@ from indexing.text import STOPWORDS, fold
 from indexing.vocabulary import sutta_id_to_uid
 from tools.aliases import STRONG, AliasResolution
 from tools.errors import UnknownReferenceError
+from tools.names import names_a_collection
 from tools.references import Reference, basket_hint, collection_hints, find_references, genre_hint, parse_reference
 
 log = logging.getLogger(__name__)
@@ -139,10 +140,14 @@ def _known_title(library, title: str) -> bool:
 
 def _resolve_names(library, text: str) -> AliasResolution:
     try:
-        return library.aliases.resolve(text)
+        resolution = library.aliases.resolve(text)
     except Exception as exc:  # the alias index is a hint: a broken one must not fail a question or a search
         log.warning("alias resolution failed: %s", exc)
         return AliasResolution(text)
+    # "What does the Dhammapada say …" names the book, not AN 4.29, whose Pali title is Dhammapadasutta: a
+    # book's name without "Sutta" is the book (the references' collection hints act on it)
+    resolution.matches = [m for m in resolution.matches if not names_a_collection(m.text)]
+    return resolution
 
 
 def _named_aliases(resolution: AliasResolution) -> dict[str, str]:

@@ -36,6 +36,7 @@ CANDIDATES = 40  # per retriever, before fusion
 POOL = 30  # fused candidates that go on to dedup and MMR
 COLLECTION_BOOST = 0.3
 BASKET_BOOST = 0.3  # a topic word of one basket ("offence", "training rule") leans the ranking toward it
+DEFAULT_BASKET = "sutta"  # what a question that points at no basket asks about (settings.basket_lean)
 GENRE_LEAN = 0.15  # "which discourse…" leans away from the verse anthologies, "whose verses…" toward them
 SOFT_ALIAS_BOOST = 0.5
 DUPLICATE_JACCARD = 0.8
@@ -196,7 +197,8 @@ def search(
     stage = {name: dict(hits) for name, hits in ranked.items()}
     card_scores = _card_scores(library, analysis, fused, want_bm25, want_dense, allowed)
     timings["cards"] = _ms(t0)
-    for doc_boost, factor in _boosts(library, analysis, fused, soft_basket=None if basket else analysis.basket).items():
+    lean = _basket_lean(settings, analysis, basket)
+    for doc_boost, factor in _boosts(library, analysis, fused, lean).items():
         fused[doc_boost] *= factor
 
     pinned_scores = _pinned(library, analysis, weights, want_bm25, want_dense, k) if not collection else {}
@@ -272,10 +274,25 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float], soft_basket: str | None) -> dict[str, float]:
-    """chunk_id -> multiplier for soft hints: a collection named in words, a basket's topic word ("offence"), the
-    kind of text asked for (a discourse or verses), a title matched without a cue."""
-    if not fused or not (analysis.collections or analysis.boosted_docs or soft_basket or analysis.genre):
+def _basket_lean(settings, analysis: QueryAnalysis, basket: str | None) -> tuple[str, float] | None:
+    """(basket, boost) the ranking leans to: the one a topic word points at ("which offence…"), else, when the
+    question points at neither, the sutta basket by settings.basket_lean; None when the search is confined to a
+    basket already."""
+    if basket:
+        return None
+    if analysis.basket:
+        return analysis.basket, BASKET_BOOST
+    if settings.basket_lean:
+        return DEFAULT_BASKET, settings.basket_lean
+    return None
+
+
+def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float],
+            lean: tuple[str, float] | None) -> dict[str, float]:
+    """chunk_id -> multiplier for soft hints: a collection named in words, the basket leaned to (a topic word such
+    as "offence", or by default the suttas), the kind of text asked for (a discourse or verses), a title matched
+    without a cue."""
+    if not fused or not (analysis.collections or analysis.boosted_docs or lean or analysis.genre):
         return {}
     homes = library.chunk_homes
     verse_docs = library.verse_chunk_ids() if analysis.genre else frozenset()
@@ -287,8 +304,8 @@ def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float], soft_bask
             f *= (1 + GENRE_LEAN) if analysis.genre == "verse" else 1 / (1 + GENRE_LEAN)
         if analysis.collections and coll in analysis.collections:
             f *= 1 + COLLECTION_BOOST
-        if soft_basket and bsk == soft_basket:
-            f *= 1 + BASKET_BOOST
+        if lean and bsk == lean[0]:
+            f *= 1 + lean[1]
         if doc_id in analysis.boosted_docs:
             f *= 1 + SOFT_ALIAS_BOOST * analysis.boosted_docs[doc_id]
         if f != 1.0:
