@@ -144,6 +144,8 @@ def test_old_logins_stop_working_when_the_user_changes_or_logs_out(chainlit_app,
 
     users("ann:new-pw,bob:pw")  # ann's password changed: her old login is void, bob's stands
     assert _me(client, ann) == 401 and _me(client, bob) == 200
+    client.cookies.clear()  # nor can it be traded for a new cookie: a 401, not a 500
+    assert client.post("/auth/jwt", headers={"Authorization": f"Bearer {ann}"}).status_code == 401
     ann = _login(client, "ann", "new-pw")
     assert ann and _me(client, ann) == 200
 
