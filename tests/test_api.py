@@ -578,7 +578,8 @@ def test_health_without_a_key_shows_only_the_status_and_never_probes(settings, l
 
 @pytest.mark.parametrize("payload", [{"query": "saw", "collection": "x" * 60_000},
                                      {"query": "saw", "mode": "y" * 60_000},
-                                     {"query": "saw", "k": "9" * 60_000}])
+                                     {"query": "saw", "k": "9" * 60_000},
+                                     {"query": "saw", "z" * 60_000: 1}])  # an unknown field's name
 def test_a_refused_value_is_not_echoed_back(client, payload):
     r = client.post("/api/search", json=payload)
     assert r.status_code == 422 and len(r.content) < 2000

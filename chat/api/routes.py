@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 API_PREFIX = "/api"
 MAX_BODY_BYTES = 64 * 1024
 MAX_REF_CHARS = 64
+MAX_LOC_CHARS = 64
 _MOUNT_NAME = "scholar-api"
 
 
@@ -78,10 +79,16 @@ def _check_collection(value: str | None) -> str | None:
     return code
 
 
+def _loc(err: dict) -> list:
+    # An unknown field's name is the client's text, as long as the body allows: named, not echoed back whole.
+    return [x if not isinstance(x, str) or len(x) <= MAX_LOC_CHARS else x[:MAX_LOC_CHARS] + "…"
+            for x in err.get("loc", ())]
+
+
 def _describe_validation(errors: list[dict]) -> str:
     parts = []
     for err in errors:
-        where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+        where = ".".join(str(x) for x in _loc(err) if x != "body") or "body"
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "; ".join(parts)
 
@@ -137,7 +144,7 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
         errs = list(exc.errors())
         if any(e.get("type") == "json_invalid" for e in errs):
             return JSONResponse({"detail": f"malformed JSON body: {_describe_validation(errs)}"}, status_code=400)
-        safe = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in errs]
+        safe = [{"loc": _loc(e), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in errs]
         return JSONResponse({"detail": _describe_validation(errs), "errors": safe}, status_code=422)
 
     @app.exception_handler(UnknownReferenceError)
