@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -383,6 +384,16 @@ def test_openapi_and_docs(client):
     schema = client.get("/openapi.json").json()
     assert {"/api/query", "/api/search", "/api/suttas/{ref}", "/api/health"} <= set(schema["paths"])
     assert client.get("/docs").status_code == 200
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_the_docs_pages_need_nothing_from_another_host(client, page):
+    html = client.get(page).text
+    assets = [a for a in re.findall(r'(?:src|href|spec-url)="([^"]+)"', html) + re.findall(r"url: '([^']+)'", html)
+              if not a.startswith("data:")]
+    assert len(assets) >= 2 and not [a for a in assets if "//" in a], assets  # an offline machine has no CDN
+    for asset in assets:
+        assert client.get(asset).status_code == 200, asset
 
 
 # ---- rate limiting and auth ---------------------------------------------------------------------------------

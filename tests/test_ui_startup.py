@@ -61,6 +61,10 @@ def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, ru
     found = client.post("/api/search", json={"query": "all is burning", "k": 3}).json()
     assert found["passages"][0]["sutta_id"] == "SN 35.28"
     assert "/query" in client.get("/api/openapi.json").json()["paths"]
+    docs = client.get("/api/docs").text  # its assets under the mount too, not the UI page
+    assert "/api/openapi.json" in docs
+    script = client.get("/api/static-offline-docs/swagger-ui-bundle.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
 
     # an element stored by the history layer is served to its owner, never the UI page in its place
     _, storage = build_data_layer(runtime.settings.resolved_chat_db)

@@ -16,6 +16,7 @@ from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 
@@ -116,7 +117,10 @@ def mount_api(app, runtime: Runtime) -> FastAPI:
 
 def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     settings = runtime.settings
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load their scripts from this process, not from a CDN that an offline machine
+    # cannot reach (the page stayed blank); under the chat's /api mount too, through the request's root_path.
+    app = FastAPIOffline(
+        favicon_url="data:,",  # none: the package ships no icon, and a missing one is a 404 in every page load
         title="canon-scholar API",
         version="1",
         description="Cited answers, hybrid search and texts from the Pali canon (SuttaCentral: the suttas in Bhikkhu "
