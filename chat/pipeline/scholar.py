@@ -319,6 +319,7 @@ class Scholar:
         else:
             return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=checked.unsupported)
         citations = checks.citations_of(final, cmap)
+        citations += checks.quoted_without_reference(self.library.docstore, lead, final, citations)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
 
         t = time.perf_counter()
