@@ -211,7 +211,17 @@ def test_a_reopened_chat_opens_its_passages_in_the_side_panel(chat_url):
         expect(cited.first).to_be_visible(timeout=180_000)
         page.wait_for_url(re.compile(r"/thread/[0-9a-f-]+$"), timeout=30_000)
         thread_url = page.url
-
+        # Chainlit stores a message's elements in a task of their own, after it has shown them: wait until the
+        # thread as stored holds every passage the answer links to, as it would long before a reader came back.
+        linked = {t.strip() for t in cited.first.locator("a.element-link").all_inner_texts()}
+        stored: set[str] = set()
+        for _ in range(120):
+            thread = context.request.get(chat_url + "/project/thread/" + thread_url.rsplit("/", 1)[1]).json()
+            stored = {e["name"] for e in thread.get("elements") or [] if e.get("url")}
+            if linked <= stored:
+                break
+            page.wait_for_timeout(500)
+        assert linked <= stored, (linked, stored)
         page.close()
         reopened = context.new_page()  # a new tab: the thread comes from the stored history, not the open session
         files: list[tuple[int, str]] = []
