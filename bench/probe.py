@@ -63,11 +63,13 @@ def probe_api(api: str, keys: list[str], open_api: str | None) -> None:
                                                        "session_id": session}, headers=a, timeout=120).json()
             other = httpx.post(f"{api}/api/query", json={"query": "And what comes right after that?",
                                                          "session_id": session}, headers=b, timeout=120).json()
-            own_tool = (own.get("trace") or [{}])[0].get("tool")
-            other_tool = (other.get("trace") or [{}])[0].get("tool")
-            assert own_tool == "expand_context", f"the owner's follow-up did not continue its turn ({own_tool})"
-            assert other_tool != "expand_context", "the other key continued the owner's conversation"
-            return f"owner continued ({own_tool}); the other key started afresh ({other_tool})"
+            # how each follow-up was read against its conversation: "follow_up" continues an earlier turn, "first"
+            # means the session held none
+            own_kind = (own.get("resolution") or {}).get("kind")
+            other_kind = (other.get("resolution") or {}).get("kind")
+            assert own_kind == "follow_up", f"the owner's follow-up did not continue its turn ({own_kind})"
+            assert other_kind == "first", f"the other key saw an earlier turn in the owner's session ({other_kind})"
+            return f"owner continued ({own_kind}); the other key started afresh ({other_kind})"
 
     if open_api:
         @check("isolation: without keys only server-issued session IDs are accepted")

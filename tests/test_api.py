@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -385,6 +386,16 @@ def test_openapi_and_docs(client):
     assert client.get("/docs").status_code == 200
 
 
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_the_docs_pages_need_nothing_from_another_host(client, page):
+    html = client.get(page).text
+    assets = [a for a in re.findall(r'(?:src|href|spec-url)="([^"]+)"', html) + re.findall(r"url: '([^']+)'", html)
+              if not a.startswith("data:")]
+    assert len(assets) >= 2 and not [a for a in assets if "//" in a], assets  # an offline machine has no CDN
+    for asset in assets:
+        assert client.get(asset).status_code == 200, asset
+
+
 # ---- rate limiting and auth ---------------------------------------------------------------------------------
 
 
@@ -578,7 +589,8 @@ def test_health_without_a_key_shows_only_the_status_and_never_probes(settings, l
 
 @pytest.mark.parametrize("payload", [{"query": "saw", "collection": "x" * 60_000},
                                      {"query": "saw", "mode": "y" * 60_000},
-                                     {"query": "saw", "k": "9" * 60_000}])
+                                     {"query": "saw", "k": "9" * 60_000},
+                                     {"query": "saw", "z" * 60_000: 1}])  # an unknown field's name
 def test_a_refused_value_is_not_echoed_back(client, payload):
     r = client.post("/api/search", json=payload)
     assert r.status_code == 422 and len(r.content) < 2000

@@ -75,6 +75,12 @@ async def test_an_uncited_draft_over_notes_leaves_the_quoted_notes_and_lists_the
     assert "twenty paces" in answer.answer and "⚠" not in answer.answer and "markdown:" not in answer.answer
     assert answer.confidence <= 0.3
     assert all(step.error is None for step in answer.trace)
+    # the quoted notes are the answer's citation, as a quoted sutta would be: never "answered" with none
+    [cited] = answer.citations
+    assert cited.ref == "Retreat notes" and f"[{cited.ref}]" in answer.answer and "twenty paces" in cited.excerpt
+    from chat.ui.sources import citation_panel
+
+    assert "twenty paces" in citation_panel(notes_library, cited)
 
 
 def test_the_side_panel_of_a_markdown_passage_shows_its_text(notes_library, caplog):

@@ -45,3 +45,24 @@ def test_a_world_readable_memory_file_from_before_is_tightened(tmp_path, tmp_pat
     settings = library.settings.model_copy(update={"memory_db": old, "llm_provider": "scripted"})
     Runtime(settings, library=library).scholar()
     assert _mode(old) == 0o600
+
+
+def test_secrets_are_private_from_their_first_byte_not_chmod_ed_after(tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    from chat.sessions import load_secret
+
+    def no_chmod(*args, **kwargs):
+        raise AssertionError("made private after it was written: readable by anyone in between")
+
+    monkeypatch.setattr(os, "chmod", no_chmod)
+    monkeypatch.setattr(Path, "chmod", no_chmod)
+    monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
+    old = os.umask(0)  # even under a umask that would leave a new file world-readable
+    try:
+        ensure_auth_secret(tmp_path / "chat" / "auth-secret")
+        load_secret(tmp_path / "session-secret")
+    finally:
+        os.umask(old)
+    assert _mode(tmp_path / "chat" / "auth-secret") == 0o600 and _mode(tmp_path / "session-secret") == 0o600

@@ -276,9 +276,27 @@ async def test_a_turn_against_a_hung_ollama_costs_one_first_token_timeout(ollama
         answer = await scholar.aask("What does the Fire Sermon say is burning?")
         took = time.monotonic() - started
     assert answer.status == "failed" and "did not start answering within 1s" in answer.error
+    assert answer.error.count("did not start answering") == 1  # the fallback's refusal repeats nothing
     assert answer.citations  # the passages search found
     assert len(fake.chat_requests()) == 1  # the fallback did not wait on the same dead server again
     assert took < 15  # far below one request timeout (30 s), let alone two
+
+
+async def test_a_turn_without_ollama_fails_at_once_and_says_why_once(ollama_settings, tmp_path_factory):
+    from chat.pipeline.scholar import Scholar
+
+    from helpers_tools import open_library
+    from local_server import free_port
+
+    library = open_library(tmp_path_factory.getbasetemp() / "agent-index")
+    settings = library.settings.model_copy(update={
+        "ollama_host": f"http://127.0.0.1:{free_port()}", "ollama_model": MODEL,  # nothing listens there
+        "memory_db": tmp_path_factory.mktemp("mem") / "memory.sqlite"})
+    scholar = Scholar(settings, library, build_ollama_llm(settings))
+    answer = await scholar.aask("What does the Fire Sermon say is burning?")
+    assert answer.status == "failed" and answer.citations
+    # the agent and the fallback both met the same refused connection: one note, not "X; X"
+    assert answer.error.count("Ollama is not reachable") == 1, answer.error
 
 
 async def test_a_server_that_is_not_ollama_is_one_clear_error_on_every_path(ollama_settings):

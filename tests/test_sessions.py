@@ -23,21 +23,30 @@ def _client(scholar, **settings) -> TestClient:
     return TestClient(create_app(Runtime(s, library=scholar.library, scholar=scholar)))
 
 
-def _prompt_text(llm) -> str:
-    return "\n".join(m.content or "" for prompt in llm.prompts for m in prompt)
+def _prompt_text(llm, since: int = 0) -> str:
+    return "\n".join(m.content or "" for prompt in llm.prompts[since:] for m in prompt)
 
 
 def test_another_api_key_reusing_a_session_id_sees_nothing_of_it(base, tmp_path):
-    scholar, llm = scholar_for(base, [FIRST, FOLLOW, FIRST, FOLLOW], memory_db=tmp_path / "memory.sqlite")
+    scholar, llm = scholar_for(base, [FIRST, FOLLOW, FIRST, FOLLOW, FIRST, FOLLOW],
+                               memory_db=tmp_path / "memory.sqlite")
     client = _client(scholar, api_keys=["alice-key", "mallory-key"])
-    a = client.post("/api/query", json={"query": SECRET_Q, "session_id": "shared"}, headers={"X-API-Key": "alice-key"})
+    alice, mallory = {"X-API-Key": "alice-key"}, {"X-API-Key": "mallory-key"}
+    a = client.post("/api/query", json={"query": SECRET_Q, "session_id": "shared"}, headers=alice)
     assert a.status_code == 200 and a.json()["session_id"] == "shared"
+    # A follow-up, because only a follow-up's prompt carries the earlier turns: a new question would show nothing
+    # of another's conversation even if memory were shared.
     asked_before = len(llm.prompts)
-    m = client.post("/api/query", json={"query": "What does the Fire Sermon say is burning?", "session_id": "shared"},
-                    headers={"X-API-Key": "mallory-key"})
+    m = client.post("/api/query", json={"query": "And what comes right after that?", "session_id": "shared"},
+                    headers=mallory)
     assert m.status_code == 200
-    mallory_prompts = "\n".join(msg.content or "" for p in llm.prompts[asked_before:] for msg in p)
+    mallory_prompts = _prompt_text(llm, asked_before)
     assert "4471" not in mallory_prompts and "4471" not in m.text
+    # ... nor wrote into it: Alice's own follow-up sees her turn, and not Mallory's
+    asked_before = len(llm.prompts)
+    client.post("/api/query", json={"query": "To whom was it taught?", "session_id": "shared"}, headers=alice)
+    alice_prompts = _prompt_text(llm, asked_before)
+    assert "4471" in alice_prompts and "right after that" not in alice_prompts
 
 
 def test_the_same_key_continues_its_own_session(base, tmp_path):
@@ -70,9 +79,11 @@ async def test_an_api_client_naming_a_chat_thread_does_not_continue_that_chat(ba
     thread = "9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d"
     await scholar.aask(SECRET_Q, session_id=memory_key("chat", "reader", thread))  # what the chat does
     client = _client(scholar, api_keys=["k"])
-    client.post("/api/query", json={"query": "What does the Fire Sermon say is burning?", "session_id": thread},
-                headers={"X-API-Key": "k"})
-    assert "4471" not in "\n".join(m.content or "" for m in llm.prompts[-2])
+    asked_before = len(llm.prompts)
+    r = client.post("/api/query", json={"query": "And what comes right after that?", "session_id": thread},
+                    headers={"X-API-Key": "k"})
+    assert r.status_code == 200
+    assert "4471" not in _prompt_text(llm, asked_before) and "4471" not in r.text
 
 
 def test_memory_keys_separate_interfaces_and_owners():

@@ -1,6 +1,7 @@
 """Readers for ordinary files: Markdown heading paths, FAQ pairs, CSV rows, plain text, PDF pages."""
 
 import pymupdf
+import pytest
 
 from indexing.chunking import chunk_document
 from indexing.sources.markdown import read_markdown
@@ -74,6 +75,16 @@ def test_plain_text_paragraphs(tmp_path, settings):
     assert chunks[0].text.startswith("First paragraph wrapped over lines.")
     assert all(len(c.text) <= settings.chunk_max_chars for c in chunks)
     assert docs[0].kind == "text" and len(chunks) >= 3
+
+
+@pytest.mark.timeout(60)  # linear: ~2 s here; the quadratic cutting it replaced took minutes for 32 MB
+def test_a_text_of_one_long_line_is_chunked_in_linear_time(tmp_path, settings):
+    txt = tmp_path / "one-line.txt"
+    words = "lorem ipsum dolor sit amet " * (32 * 1024 * 1024 // 27)  # 32 MB, not one sentence end in it
+    txt.write_text(words)
+    chunks = _chunks(read_text_file(txt, settings), settings)
+    assert all(len(c.text) <= settings.chunk_max_chars for c in chunks)
+    assert " ".join(c.text for c in chunks) == words.strip()
 
 
 def test_pdf_pages_are_kept_for_citation(tmp_path, settings):

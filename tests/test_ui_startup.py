@@ -61,6 +61,10 @@ def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, ru
     found = client.post("/api/search", json={"query": "all is burning", "k": 3}).json()
     assert found["passages"][0]["sutta_id"] == "SN 35.28"
     assert "/query" in client.get("/api/openapi.json").json()["paths"]
+    docs = client.get("/api/docs").text  # its assets under the mount too, not the UI page
+    assert "/api/openapi.json" in docs
+    script = client.get("/api/static-offline-docs/swagger-ui-bundle.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
 
     # an element stored by the history layer is served to its owner, never the UI page in its place
     _, storage = build_data_layer(runtime.settings.resolved_chat_db)
@@ -144,6 +148,8 @@ def test_old_logins_stop_working_when_the_user_changes_or_logs_out(chainlit_app,
 
     users("ann:new-pw,bob:pw")  # ann's password changed: her old login is void, bob's stands
     assert _me(client, ann) == 401 and _me(client, bob) == 200
+    client.cookies.clear()  # nor can it be traded for a new cookie: a 401, not a 500
+    assert client.post("/auth/jwt", headers={"Authorization": f"Bearer {ann}"}).status_code == 401
     ann = _login(client, "ann", "new-pw")
     assert ann and _me(client, ann) == 200
 

@@ -16,6 +16,7 @@ from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 
@@ -52,6 +53,7 @@ log = logging.getLogger(__name__)
 API_PREFIX = "/api"
 MAX_BODY_BYTES = 64 * 1024
 MAX_REF_CHARS = 64
+MAX_LOC_CHARS = 64
 _MOUNT_NAME = "scholar-api"
 
 
@@ -78,10 +80,16 @@ def _check_collection(value: str | None) -> str | None:
     return code
 
 
+def _loc(err: dict) -> list:
+    # An unknown field's name is the client's text, as long as the body allows: named, not echoed back whole.
+    return [x if not isinstance(x, str) or len(x) <= MAX_LOC_CHARS else x[:MAX_LOC_CHARS] + "…"
+            for x in err.get("loc", ())]
+
+
 def _describe_validation(errors: list[dict]) -> str:
     parts = []
     for err in errors:
-        where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+        where = ".".join(str(x) for x in _loc(err) if x != "body") or "body"
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "; ".join(parts)
 
@@ -109,7 +117,10 @@ def mount_api(app, runtime: Runtime) -> FastAPI:
 
 def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     settings = runtime.settings
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load their scripts from this process, not from a CDN that an offline machine
+    # cannot reach (the page stayed blank); under the chat's /api mount too, through the request's root_path.
+    app = FastAPIOffline(
+        favicon_url="data:,",  # none: the package ships no icon, and a missing one is a 404 in every page load
         title="canon-scholar API",
         version="1",
         description="Cited answers, hybrid search and texts from the Pali canon (SuttaCentral: the suttas in Bhikkhu "
@@ -137,7 +148,7 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
         errs = list(exc.errors())
         if any(e.get("type") == "json_invalid" for e in errs):
             return JSONResponse({"detail": f"malformed JSON body: {_describe_validation(errs)}"}, status_code=400)
-        safe = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in errs]
+        safe = [{"loc": _loc(e), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in errs]
         return JSONResponse({"detail": _describe_validation(errs), "errors": safe}, status_code=422)
 
     @app.exception_handler(UnknownReferenceError)

@@ -355,5 +355,14 @@ def window_citations(docstore: DocStore, windows: list[EvidenceWindow]) -> list[
     return out
 
 
+def quoted_without_reference(docstore: DocStore, windows: list[EvidenceWindow], text: str,
+                             cited: list[Citation]) -> list[Citation]:
+    """Notes and PDFs quoted in `text` (the key lines): named by title, as no reference the parser reads stands for
+    them, so `citations_of` cannot find them; without this an answer quoting only them had no citation at all."""
+    have = {c.ref for c in cited}
+    return [c for c in window_citations(docstore, [w for w in windows if not w.sutta_id])
+            if c.ref not in have and f"[{c.ref}]" in text]
+
+
 def recorder_passages(recorder: TurnRecorder) -> list[Passage]:
     return list(recorder.passages.values())

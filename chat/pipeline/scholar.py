@@ -247,7 +247,7 @@ class Scholar:
             try:
                 draft = await self._direct_answer(llm, turn, recorder, plan, emit) or None
             except Exception as exc:
-                error = (error + "; " if error else "") + (user_message(exc) or f"{type(exc).__name__}: {exc}")
+                error = _with_note(error, user_message(exc) or f"{type(exc).__name__}: {exc}")
                 log.info("direct answer failed too: %s", exc)
             t = turn.mark("fallback", t)
 
@@ -327,6 +327,7 @@ class Scholar:
         else:
             return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=checked.unsupported)
         citations = checks.citations_of(final, cmap)
+        citations += checks.quoted_without_reference(self.library.docstore, lead, final, citations)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
 
         t = time.perf_counter()
@@ -562,6 +563,16 @@ def _answer_fields(turn: _Turn, recorder: TurnRecorder, plan: Plan, *, timed: bo
     if timed:
         fields["timings"] = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
     return fields
+
+
+def _with_note(error: str | None, note: str) -> str:
+    """The turn's error and one more. A note that only repeats it adds nothing: the fallback refused by the same
+    absent server, or told a hung one is "not asked again", would otherwise read "X; X"."""
+    if not error:
+        return note
+    if note.startswith(error):
+        return error
+    return f"{error}; {note}"
 
 
 def _trace(recorder: TurnRecorder) -> list[TraceStep]:

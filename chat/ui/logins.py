@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jwt
+
 from chat.api.security import SlidingWindowLimiter
 from chat.ui.auth import check_password
 
@@ -27,8 +29,10 @@ log = logging.getLogger(__name__)
 FAILED_LOGINS_PER_MINUTE = 5  # per user name; and ten times that for all names together
 
 
-class RevokedLoginError(Exception):
-    """A token that was signed by this server but no longer counts (removed user, new password, logged out)."""
+class RevokedLoginError(jwt.InvalidTokenError):
+    """A token that was signed by this server but no longer counts (removed user, new password, logged out). An
+    InvalidTokenError because that is what Chainlit's routes catch to answer 401 (/auth/jwt let anything else
+    through as a 500)."""
 
 
 class LoginGuard:
@@ -115,7 +119,6 @@ def install(guard: LoginGuard) -> None:
 def logout_handler(guard: LoginGuard):
     """Chainlit's on_logout callback: the logged-out token is revoked, not just its cookie cleared."""
     async def on_logout(request, response) -> dict:
-        import jwt
         from chainlit.auth import get_token_from_cookies
         from chainlit.auth.jwt import get_jwt_secret
 

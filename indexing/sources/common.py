@@ -39,14 +39,21 @@ def split_long(text: str, max_chars: int) -> list[str]:
     pieces: list[str] = []
     current = ""
     for sentence in _SENTENCE_END.split(text):
-        while len(sentence) > max_chars:
-            cut = sentence.rfind(" ", 0, max_chars)
-            cut = cut if cut > 0 else max_chars
+        sentence = sentence.strip()
+        # Cut at a moving start rather than re-slicing the rest: a single line of n characters (a text file with
+        # no sentence ends) would otherwise be copied n / max_chars times, quadratic in its length.
+        start = 0
+        while len(sentence) - start > max_chars:
+            cut = sentence.rfind(" ", start, start + max_chars)
+            cut = cut if cut > start else start + max_chars
             if current:
                 pieces.append(current)
                 current = ""
-            pieces.append(sentence[:cut].strip())
-            sentence = sentence[cut:].strip()
+            pieces.append(sentence[start:cut].strip())
+            start = cut
+            while start < len(sentence) and sentence[start].isspace():
+                start += 1
+        sentence = sentence[start:] if start else sentence
         if current and len(current) + 1 + len(sentence) > max_chars:
             pieces.append(current)
             current = sentence

@@ -8,10 +8,14 @@ to test-artifacts/ (gitignored).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.server
 import json
 import os
 import re
 import shutil
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -187,6 +191,126 @@ def test_ask_stream_cite_steps_follow_up_trace(chat_url):
         # kind refusal of an over-long question, and the chat still answers afterwards
         _ask(page, "why? " * 500)
         expect(page.get_by_text("the limit is 2,000").first).to_be_visible(timeout=30_000)
+        browser.close()
+
+
+def test_a_reopened_chat_opens_its_passages_in_the_side_panel(chat_url):
+    """A panel of a past chat is loaded from the history's stored files (/scholar-files/...), which must be served
+    ahead of Chainlit's catch-all UI route: shadowed, the panel got the chat's own index page."""
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = _browser(p)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})  # one reader, logged in once
+        page = context.new_page()
+        page.goto(chat_url)
+        page.locator(STARTER).wait_for(timeout=120_000)
+        _ask(page, "What does the Fire Sermon say is burning?")
+        cited = page.locator(ANSWER).filter(has=page.locator("a.element-link"))
+        expect(cited.first).to_be_visible(timeout=180_000)
+        page.wait_for_url(re.compile(r"/thread/[0-9a-f-]+$"), timeout=30_000)
+        thread_url = page.url
+        # Chainlit stores a message's elements in a task of their own, after it has shown them: wait until the
+        # thread as stored holds every passage the answer links to, as it would long before a reader came back.
+        linked = {t.strip() for t in cited.first.locator("a.element-link").all_inner_texts()}
+        stored: set[str] = set()
+        for _ in range(120):
+            thread = context.request.get(chat_url + "/project/thread/" + thread_url.rsplit("/", 1)[1]).json()
+            stored = {e["name"] for e in thread.get("elements") or [] if e.get("url")}
+            if linked <= stored:
+                break
+            page.wait_for_timeout(500)
+        assert linked <= stored, (linked, stored)
+        page.close()
+        reopened = context.new_page()  # a new tab: the thread comes from the stored history, not the open session
+        files: list[tuple[int, str]] = []
+        reopened.on("response", lambda r: files.append((r.status, r.headers.get("content-type", "")))
+                    if "/scholar-files/" in r.url else None)
+        reopened.goto(thread_url)
+        link = reopened.locator(ANSWER).locator("a.element-link").first
+        expect(link).to_be_visible(timeout=60_000)
+        link.click()
+        panel = reopened.locator("#side-view-content")
+        expect(panel).to_contain_text("▶", timeout=30_000)
+        text = panel.inner_text()
+        reopened.screenshot(path=str(ARTIFACTS / "e2e-5-reopened-panel.png"))
+        assert "Burning" in text and "ādittaṁ" in text and "<html" not in text.lower()
+        assert files and all(status == 200 and "html" not in kind for status, kind in files), files
+        browser.close()
+
+
+ELSEWHERE = "<!doctype html><title>another site on this host</title><p>nothing here"
+CROSS_SITE_READS = """async (chat) => {
+    const tries = {
+        threads: [chat + "/project/threads", {method: "POST", credentials: "include",
+                  headers: {"Content-Type": "application/json"},
+                  body: JSON.stringify({pagination: {first: 20}, filter: {}})}],
+        user: [chat + "/user", {credentials: "include"}],
+        login: [chat + "/auth/header", {method: "POST", credentials: "include"}],
+    };
+    const out = {};
+    for (const [name, [url, init]] of Object.entries(tries)) {
+        try {
+            const r = await fetch(url, init);
+            out[name] = "read " + r.status + ": " + (await r.text()).slice(0, 200);
+        } catch (e) {
+            out[name] = "blocked";
+        }
+    }
+    out.socket = await new Promise((done) => {
+        const ws = new WebSocket(chat.replace("http", "ws") + "/ws/socket.io/?EIO=4&transport=websocket");
+        ws.onopen = () => { ws.close(); done("open"); };
+        ws.onerror = () => done("refused");
+        setTimeout(() => done("no answer"), 10000);
+    });
+    return out;
+}"""
+
+
+@contextlib.contextmanager
+def _another_site() -> Iterator[str]:
+    """A page on another port of the same host: the same site for the browser's SameSite cookie, another origin."""
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = ELSEWHERE.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        thread.join(10)
+
+
+def test_a_page_on_another_port_cannot_read_the_chat(chat_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p, _another_site() as elsewhere:
+        browser = _browser(p)
+        context = browser.new_context()  # one browser profile: the reader's login cookie goes with every request
+        own = context.new_page()
+        own.goto(chat_url)
+        own.locator(STARTER).wait_for(timeout=120_000)
+        # the chat's own page reads its threads and opens its socket: what the other page tries is possible
+        from_own = own.evaluate(CROSS_SITE_READS, chat_url)
+        assert from_own["threads"].startswith("read 200") and from_own["socket"] == "open", from_own
+
+        other = context.new_page()
+        other.goto(elsewhere)
+        from_other = other.evaluate(CROSS_SITE_READS, chat_url)
+        assert from_other == {"threads": "blocked", "user": "blocked", "login": "blocked", "socket": "refused"}, \
+            from_other
         browser.close()
 
 
