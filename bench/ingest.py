@@ -10,6 +10,9 @@ the ratio is taken pair by pair: other processes on the machine slow both halves
 needs no yardstick at all: the same ingest with an embedder that costs nothing (random vectors of the model's
 size), which is the time the pipeline spends outside the model.
 
+`--pairs 0` runs the no-cost ingest alone (no model is loaded): the figure that matters on the whole library,
+where one pair takes most of an hour of the shared cores.
+
 Start-up is outside every timing, as the model's loading is: importing Chroma (paid once per process, by the
 first ingest) is done and reported before the pairs.
 
@@ -134,6 +137,40 @@ def _embed_run(model, chunk_groups: list[list[str]], card_texts: list[str]) -> d
             "load_before": load_before, "load_after": _load()}
 
 
+def _null_only(base: ScholarSettings, workdir: Path, roots: list[Path], args) -> int:
+    try:
+        t0 = time.perf_counter()
+        import chromadb  # noqa: F401  (start-up, outside the timing)
+        import_s = time.perf_counter() - t0
+        run = _ingest_run(base, workdir, "null", roots, NullEmbedding(model_name="null",
+                                                                      embed_batch_size=base.embed_batch_size))
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    r = run["report"]
+    result = {
+        "corpus": [str(x) for x in roots], "cpus": os.cpu_count(), "nice": os.nice(0),
+        "files": r.files_seen, "files_skipped": len(r.skipped), "chunks": r.chunks_written,
+        "documents_with_cards": r.cards_embedded,
+        "null_embedder_ingest_seconds": round(run["wall"], 2), "null_embedder_ingest_cpu_seconds": round(run["cpu"], 2),
+        "null_embedder_breakdown_seconds": run["breakdown_seconds"],
+        "load_average": [run["load_before"], run["load_after"]], "chroma_import_seconds": round(import_s, 2),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    br = run["breakdown_seconds"]
+    rows = [
+        ("corpus", ", ".join(Path(x).name for x in roots)),
+        ("files / chunks / cards", f"{r.files_seen} / {r.chunks_written} / {r.cards_embedded}"),
+        ("ingest with a no-cost embedder (time outside the model)", f"{run['wall']:.1f} s ({run['cpu']:.1f} CPU s)"),
+        ("  " + " / ".join(br), " / ".join(f"{v:.1f}" for v in br.values()) + " s"),
+        ("load average (1 min) before / after", f"{run['load_before'][0]} / {run['load_after'][0]}"),
+    ]
+    sys.stdout.write("| measure | value |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in rows))
+    sys.stdout.write(f"\nJSON: {args.out}\n")
+    return 0
+
+
 def _median(values: list[float]) -> float:
     return round(statistics.median(values), 3)
 
@@ -141,7 +178,8 @@ def _median(values: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, action="append", help="file or folder; repeatable")
-    parser.add_argument("--pairs", type=int, default=1, help="interleaved (ingest, embedding-only) pairs")
+    parser.add_argument("--pairs", type=int, default=1,
+                        help="interleaved (ingest, embedding-only) pairs; 0: only the no-cost-embedder ingest")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out" / "ingest.json")
     parser.add_argument("--keep", action="store_true", help="keep the temporary indexes")
     args = parser.parse_args()
@@ -153,6 +191,8 @@ def main() -> int:
     base = base.model_copy(update={"chroma_url": None, "corpus_paths": roots})
     ingests: list[dict] = []
     embeds: list[dict] = []
+    if args.pairs == 0:
+        return _null_only(base, workdir, roots, args)
     try:
         t0 = time.perf_counter()
         model = build_embed_model(base)
