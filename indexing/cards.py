@@ -13,9 +13,10 @@ its section headings or its first lines. A card gathers those fields:
   many documents, so the rule holds for any book the docstore holds.
 
 Cards are indexed twice: BM25 over field-weighted tokens (a field counts by repetition, as BM25F-style weighting
-does: titles and names weigh most) and densely (one vector per card, in its own Chroma collection). Both are kept
-incrementally: a card is re-embedded only when its content digest changes; the BM25 side is rebuilt whole when
-anything changed (a few thousand short texts, well under a second).
+does: titles and names weigh most) and densely (two vectors per card, the card and its name, in their own Chroma
+collection). Both are kept incrementally: each vector is re-embedded only when the text it embeds changes (a digest
+of text and model in its metadata); the BM25 side is rebuilt whole when anything changed (a few thousand short
+texts, well under a second).
 """
 
 from __future__ import annotations
@@ -210,10 +211,12 @@ def build_cards(docstore: DocStore, names: dict[str, list[str]]) -> list[SuttaCa
 @dataclass
 class CardReport:
     cards: int = 0
-    embedded: int = 0
+    embedded: int = 0  # cards with at least one vector embedded again
+    vectors_embedded: int = 0
     removed: int = 0
     bm25_rebuilt: bool = False
     seconds: float = 0.0
+    embed_seconds: float = 0.0
 
 
 def cards_dir(settings: ScholarSettings) -> Path:
@@ -251,12 +254,23 @@ def _stored_digests(vectors: ChromaStore) -> dict[str, str]:
 
 
 def _inputs_fingerprint(settings: ScholarSettings, name_files: list[Path]) -> str:
+    # the tables' contents, not their paths: the same index opened from another checkout is still up to date
     h = hashlib.sha1(f"{CARD_VERSION}\n{embed_model_name(settings)}".encode())
     for path in name_files:
-        h.update(str(path).encode())
-        if path and Path(path).exists():
-            h.update(Path(path).read_bytes())
+        h.update(Path(path).read_bytes() if path and Path(path).exists() else b"\0absent")
+        h.update(b"\0")
     return h.hexdigest()
+
+
+def _vector_digest(text: str, model_name: str) -> str:
+    """What a stored vector was made from: its text and the model (the vector depends on both)."""
+    return hashlib.sha1(f"{model_name}\n{text}".encode()).hexdigest()
+
+
+def _legacy_digest(card: SuttaCard, model_name: str) -> str:
+    # Indexes written before vectors carried their own text's digest marked the card vector with the whole card's;
+    # a match there means both of the card's vectors are current, and only their metadata is rewritten.
+    return hashlib.sha1(f"{card.digest()}:{model_name}".encode()).hexdigest()
 
 
 def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Callable[[], BaseEmbedding],
@@ -285,34 +299,37 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     cards = build_cards(docstore, load_names(name_files))
     report.cards = len(cards)
     model_name = embed_model_name(settings)
-    # the vector depends on the model as much as on the text
-    digests = {c.doc_id: hashlib.sha1(f"{c.digest()}:{model_name}".encode()).hexdigest() for c in cards}
+    # two vectors a card: the whole card (id doc_id, kind "card") and its name alone (doc_id + NAME_SUFFIX)
+    wanted: dict[str, tuple[SuttaCard, str, str]] = {}  # vector id -> (card, kind, text)
+    for c in cards:
+        wanted[c.doc_id] = (c, "card", c.dense_text())
+        wanted[c.doc_id + NAME_SUFFIX] = (c, "name", c.name_text())
+    digests = {vid: _vector_digest(text, model_name) for vid, (_, _, text) in wanted.items()}
     stored = _stored_digests(vectors)
-    changed = [c for c in cards if stored.get(c.doc_id) != digests[c.doc_id]]
-    gone = [vid for vid in stored if vid.removesuffix(NAME_SUFFIX) not in digests]
+    _adopt_legacy(vectors, cards, stored, digests, model_name)
+    changed = [vid for vid in wanted if stored.get(vid) != digests[vid]]
+    gone = [vid for vid in stored if vid not in wanted]
     if gone:
         vectors.delete_ids(gone)
         report.removed = len(gone)
     if changed:
-        # two vectors a card: the whole card, and its name alone (NAME_SUFFIX), written together
+        t0 = time.perf_counter()
         model = get_model()
-        embedded = embed_texts(model, [c.dense_text() for c in changed])
-        named = embed_texts(model, [c.name_text() for c in changed])
+        # one call for every text, so the longest-first batches are filled across both kinds
+        made = embed_texts(model, [wanted[vid][2] for vid in changed])
+        report.embed_seconds = time.perf_counter() - t0
         for start in range(0, len(changed), 1000):
             part = changed[start : start + 1000]
+            # each vector carries the digest of its own text: a run killed mid-way redoes only what is missing
             vectors.collection.upsert(
-                ids=[c.doc_id + NAME_SUFFIX for c in part], embeddings=named[start : start + 1000],
-                metadatas=[{"doc_id": c.doc_id, "sutta_id": c.sutta_id, "kind": "name"} for c in part],
+                ids=part, embeddings=made[start : start + 1000],
+                metadatas=[_vector_meta(wanted[vid][0], wanted[vid][1], digests[vid]) for vid in part],
             )
-            # the card's own vector carries the digest, and is written last: a run killed in between redoes it
-            vectors.collection.upsert(
-                ids=[c.doc_id for c in part], embeddings=embedded[start : start + 1000],
-                metadatas=[{"doc_id": c.doc_id, "sutta_id": c.sutta_id, "digest": digests[c.doc_id], "kind": "card"}
-                           for c in part],
-            )
-        report.embedded = len(changed)
+        report.vectors_embedded = len(changed)
+        report.embedded = len({wanted[vid][0].doc_id for vid in changed})
     on_disk = load_cards(directory)
-    if changed or gone or bm25.stored_tokenizer() != TOKENIZER_ID or set(on_disk) != set(digests) \
+    card_ids = {c.doc_id for c in cards}
+    if changed or gone or bm25.stored_tokenizer() != TOKENIZER_ID or set(on_disk) != card_ids \
             or any(on_disk[d].digest() != c.digest() for d, c in ((c.doc_id, c) for c in cards) if d in on_disk):
         # the JSON is written before the BM25 index, whose tokenizer file marks the pair complete
         payload = {"version": CARD_VERSION, "cards": [asdict(c) for c in cards]}
@@ -324,6 +341,29 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
         report.bm25_rebuilt = True
     marker.write_text(json.dumps({"fingerprint": fingerprint, "cards": len(cards)}))
     report.seconds = time.perf_counter() - started
-    log.info("cards: %d (%d embedded, %d removed) in %.1fs", report.cards, report.embedded, report.removed,
-             report.seconds)
+    log.info("cards: %d (%d embedded, %d vectors; %d removed) in %.1fs", report.cards, report.embedded,
+             report.vectors_embedded, report.removed, report.seconds)
     return report
+
+
+def _vector_meta(card: SuttaCard, kind: str, digest: str) -> dict[str, str]:
+    return {"doc_id": card.doc_id, "sutta_id": card.sutta_id, "kind": kind, "digest": digest}
+
+
+def _adopt_legacy(vectors: ChromaStore, cards: list[SuttaCard], stored: dict[str, str], digests: dict[str, str],
+                  model_name: str) -> None:
+    """Give the vectors of an index written before per-vector digests their own digests, without embedding:
+    a card vector whose whole-card digest still matches has both of its vectors current."""
+    current = [c for c in cards if c.doc_id in stored and c.doc_id + NAME_SUFFIX in stored
+               and stored[c.doc_id] == _legacy_digest(c, model_name)]
+    ids = [vid for c in current for vid in (c.doc_id, c.doc_id + NAME_SUFFIX)]
+    for start in range(0, len(ids), 1000):
+        part = ids[start : start + 1000]
+        kinds = ["name" if vid.endswith(NAME_SUFFIX) else "card" for vid in part]
+        by_id = {c.doc_id: c for c in current}
+        vectors.collection.update(
+            ids=part,
+            metadatas=[_vector_meta(by_id[vid.removesuffix(NAME_SUFFIX)], kind, digests[vid])
+                       for vid, kind in zip(part, kinds)],
+        )
+    stored.update((vid, digests[vid]) for vid in ids)

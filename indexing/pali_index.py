@@ -9,10 +9,11 @@ Rebuilt whole with the English BM25, from the chunks in the docstore.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
+from indexing.models import Chunk
 from indexing.stores.bm25_store import BM25Store
-from indexing.stores.docstore import DocStore
 from indexing.text import fold
 
 PALI_TOKENIZER_ID = "scholar-pali-fold-v1"
@@ -37,10 +38,10 @@ def pali_store(index_dir: Path) -> BM25Store:
     return BM25Store(Path(index_dir) / PALI_DIR, tokenizer_id=PALI_TOKENIZER_ID, analyzer=pali_tokens)
 
 
-def rebuild_pali_index(docstore: DocStore, index_dir: Path) -> int:
+def rebuild_pali_index(chunks: Iterable[Chunk], index_dir: Path) -> int:
     """Index every chunk's Pali (chunks without any are indexed empty, so ids line up with nothing missing)."""
     store = pali_store(index_dir)
-    items = [(c.chunk_id, c.pali or "") for c in docstore.iter_chunks()]
+    items = [(c.chunk_id, c.pali or "") for c in chunks]
     store.build(items)
     store.save()
     return len(items)

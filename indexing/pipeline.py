@@ -61,10 +61,14 @@ class IngestReport:
     embed_seconds: float = 0.0
     chroma_seconds: float = 0.0
     docstore_seconds: float = 0.0
-    bm25_seconds: float = 0.0
+    bm25_seconds: float = 0.0  # the English BM25 (tokenising included)
+    pali_seconds: float = 0.0  # the Pali BM25
     bm25_rebuilt: bool = False
+    open_seconds: float = 0.0  # opening the stores (Chroma's import and client on a first call)
+    parallels_seconds: float = 0.0
     cards_embedded: int = 0
-    cards_seconds: float = 0.0
+    cards_seconds: float = 0.0  # everything about cards, their embedding included
+    cards_embed_seconds: float = 0.0
 
     def summary(self) -> str:
         rate = self.chunks_written / self.seconds if self.seconds else 0.0
@@ -107,6 +111,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     indexes = indexes or Indexes(settings)
+    report.open_seconds = time.perf_counter() - started
     store = indexes.docstore
     roots = [Path(p).resolve() for p in (paths or settings.corpus_paths)]
     for root in roots:
@@ -129,13 +134,14 @@ def ingest(
 
     todo: list[tuple[Path, Reader, str]] = []
     seen: set[str] = set()
+    trees: dict[Path, Path | None] = {}  # the tree root of each folder, found once a run and not once a file
     outside = report.skipped.append  # links out of the corpus: reported, never read nor recorded
     for path, reader in discover(roots, on_outside=lambda link, why: outside((str(link), why))):
         report.files_seen += 1
         key = str(path)
         seen.add(key)
         try:
-            digest = content_hash(path)
+            digest = content_hash(path, trees)
         except OSError as exc:
             store.set_info(DIRTY_KEY, True)
             _skip(indexes, report, key, "", f"unreadable: {exc.strerror or exc}")
@@ -159,14 +165,14 @@ def ingest(
     if todo:
         model = embed_model or build_embed_model(settings)
         _process(todo, settings, indexes, model, report, progress)
+    t0 = time.perf_counter()
     _load_parallels(roots, store, report)
+    report.parallels_seconds = time.perf_counter() - t0
 
     if todo or gone or dirty or indexes.bm25.stored_tokenizer() != TOKENIZER_ID \
             or pali_needs_rebuild(settings.index_dir):
         _reconcile(indexes, report)
-        t0 = time.perf_counter()
-        _rebuild_bm25(indexes)
-        report.bm25_seconds = time.perf_counter() - t0
+        _rebuild_bm25(indexes, report)
         report.bm25_rebuilt = True
     store.set_info(DIRTY_KEY, False)
     store.set_info("embed_model", model_name)
@@ -174,6 +180,7 @@ def ingest(
     cards = refresh_cards(settings, store, lambda: model or build_embed_model(settings),
                           docs_changed=bool(todo or gone or dirty))
     report.cards_embedded, report.cards_seconds = cards.embedded, cards.seconds
+    report.cards_embed_seconds = cards.embed_seconds
     report.seconds = time.perf_counter() - started
     store.set_info("last_ingest", {"at": now(), "summary": report.summary()})
     log.info("ingest: %s", report.summary())
@@ -328,8 +335,12 @@ def _reconcile(indexes: Indexes, report: IngestReport) -> set[str]:
     return indexes.docstore.sources_of(missing) if missing else set()
 
 
-def _rebuild_bm25(indexes: Indexes) -> None:
-    items = [(c.chunk_id, c.embedding_text()) for c in indexes.docstore.iter_chunks()]
-    indexes.bm25.build(items)
+def _rebuild_bm25(indexes: Indexes, report: IngestReport) -> None:
+    t0 = time.perf_counter()
+    chunks = list(indexes.docstore.iter_chunks())  # read once for both indexes
+    indexes.bm25.build([(c.chunk_id, c.embedding_text()) for c in chunks])
     indexes.bm25.save()
-    rebuild_pali_index(indexes.docstore, indexes.settings.index_dir)
+    t1 = time.perf_counter()
+    rebuild_pali_index(chunks, indexes.settings.index_dir)
+    report.bm25_seconds += t1 - t0
+    report.pali_seconds += time.perf_counter() - t1

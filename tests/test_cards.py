@@ -94,8 +94,11 @@ def test_cards_follow_the_docstore_incrementally(tmp_path):
     (tree / "translation/en/sujato/sutta/sn/sn1/sn1.42_translation-en-sujato.json").touch()
     gift = tree / "translation/en/sujato/sutta/sn/sn1/sn1.42_translation-en-sujato.json"
     gift.write_text(gift.read_text().replace("strength?", "strength? "), encoding="utf-8")
+    embed.reset_counts()
     third = ingest(settings, [tree], embed_model=embed, progress=False)
     assert third.cards_embedded == 1
+    texts_of_the_file = len(Indexes(settings).docstore.chunk_ids_for_source(str(gift)))
+    assert embed.texts_embedded == texts_of_the_file + 1  # its chunks and the card; the name vector is unchanged
     assert "gives in return" in load_cards(cards_dir(settings))["sn1.42"].blurb
 
     # a removed file takes its cards along
@@ -117,3 +120,38 @@ def test_refresh_is_a_no_op_when_nothing_changed(tmp_path):
     assert report.embedded == 0 and report.cards > 0
     report = refresh_cards(settings, indexes.docstore, model, docs_changed=True)  # checks digests, embeds nothing
     assert report.embedded == 0 and not report.bm25_rebuilt
+
+
+def test_an_index_from_before_per_vector_digests_is_adopted_without_embedding(tmp_path):
+    settings, _ = names_index(tmp_path / "idx")
+    indexes = Indexes(settings)
+    vectors = open_card_vectors(settings)
+    got = vectors.collection.get(include=["metadatas"])
+    cards = load_cards(cards_dir(settings))
+    # what an older ingest wrote: the whole card's digest on the card vector, none on the name vector
+    from indexing.cards import _legacy_digest
+    from indexing.embeddings import embed_model_name
+
+    model_name = embed_model_name(settings)
+    old = [{**m, "digest": _legacy_digest(cards[i], model_name)} if not i.endswith(NAME_SUFFIX)
+           else {k: v for k, v in m.items() if k != "digest"} for i, m in zip(got["ids"], got["metadatas"])]
+    vectors.collection.update(ids=got["ids"], metadatas=old)
+
+    def model():
+        raise AssertionError("nothing should be embedded")
+
+    report = refresh_cards(settings, indexes.docstore, model, docs_changed=True)
+    assert report.embedded == 0 and report.removed == 0
+    again = refresh_cards(settings, indexes.docstore, model, docs_changed=True)  # the digests are the new kind now
+    assert again.embedded == 0
+    assert vectors.count() == 2 * len(cards)
+
+
+def test_a_stale_card_vector_is_embedded_again_and_its_name_vector_kept(tmp_path):
+    settings, embed = names_index(tmp_path / "idx")
+    indexes = Indexes(settings)
+    vectors = open_card_vectors(settings)
+    vectors.collection.update(ids=["sn22.99"], metadatas=[{"doc_id": "sn22.99", "digest": "stale"}])
+    fake = FakeEmbedding(model_name="fake")
+    report = refresh_cards(settings, indexes.docstore, lambda: fake, docs_changed=True)
+    assert report.embedded == 1 and report.vectors_embedded == 1 and fake.texts_embedded == 1

@@ -74,7 +74,7 @@ def test_killed_before_bm25_rebuild(settings, mini_corpus, fake_embed, index_sta
     pipeline.ingest(settings, [mini_corpus], embed_model=fake_embed, progress=False)
     translation_file(mini_corpus, "sutta/mn/mn21").unlink()  # so the stale BM25 would still hold MN 21
 
-    def dying(indexes):
+    def dying(indexes, report):
         raise SimulatedKill("killed before BM25 was rebuilt")
 
     real = pipeline._rebuild_bm25

@@ -8,7 +8,8 @@ import pytest
 from indexing.chunking import chunk_document
 from indexing.models import Chunk
 from indexing.pipeline import Indexes, ingest
-from indexing.sources.suttacentral import parse_file
+from indexing.sources.router import content_hash
+from indexing.sources.suttacentral import find_tree_root, parse_file
 from indexing.vocabulary import segment_key, uid_to_sutta_id
 
 from corpus import translation_file
@@ -111,3 +112,14 @@ def test_chunk_metadata_carries_the_canonical_id(settings, mini_corpus, fake_emb
     indexes = Indexes(settings)
     got = indexes.chroma.collection.get(where={"sutta_id": canonical}, include=["metadatas"])
     assert got["ids"] and all(m["doc_id"] == uid for m in got["metadatas"])
+
+
+def test_tree_roots_found_with_a_memo_are_the_same(mini_corpus, tmp_path):
+    outside = tmp_path / "elsewhere" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text("# Notes", encoding="utf-8")
+    files = [*sorted(p for p in mini_corpus.rglob("*.json")), outside, *sorted(p for p in mini_corpus.rglob("*.json"))]
+    memo: dict = {}
+    assert [find_tree_root(f, memo) for f in files] == [find_tree_root(f) for f in files]
+    assert memo and find_tree_root(outside, memo) is None
+    assert all(content_hash(f, memo) == content_hash(f) for f in files)

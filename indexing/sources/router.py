@@ -58,13 +58,14 @@ def discover(paths: list[Path], on_outside: Callable[[Path, str], None] | None =
                 yield target, reader
 
 
-def content_hash(path: Path) -> str:
+def content_hash(path: Path, trees: dict[Path, Path | None] | None = None) -> str:
+    """`trees`: a memo of tree roots by folder, kept by the caller for one run (see `find_tree_root`)."""
     digest = hashlib.sha256(path.read_bytes())
     if suttacentral.is_translation_file(path):
         # A new reader version re-reads the file once (an older one may have skipped texts it did not know).
         digest.update(f"suttacentral-parser:{suttacentral.PARSER_VERSION}".encode())
         # The Pali root is part of what a sutta document holds: a corrected root must re-ingest the sutta.
-        tree = suttacentral.find_tree_root(path)
+        tree = suttacentral.find_tree_root(path, trees)
         pali = suttacentral.pali_path_for(path, tree) if tree else None
         if pali is not None and pali.exists():
             digest.update(pali.read_bytes())

@@ -50,12 +50,22 @@ def file_uid(path: Path) -> str:
     return m.group("uid") if m else path.stem
 
 
-def find_tree_root(path: Path) -> Path | None:
-    """The folder holding `translation/` and `root/`, found by walking up from any file inside the tree."""
+def find_tree_root(path: Path, memo: dict[Path, Path | None] | None = None) -> Path | None:
+    """The folder holding `translation/` and `root/`, found by walking up from any file inside the tree.
+    `memo` (folder -> its tree root) spares a caller that asks for thousands of files two stats a level each."""
+    walked: list[Path] = []
+    found: Path | None = None
     for parent in [path, *path.parents]:
+        if memo is not None and parent in memo:
+            found = memo[parent]
+            break
         if (parent / "translation").is_dir() and (parent / "root").is_dir():
-            return parent
-    return None
+            found = parent
+            break
+        walked.append(parent)
+    if memo is not None:
+        memo.update((p, found) for p in walked[1:])  # the folders passed on the way; not `path` itself
+    return found
 
 
 def pali_path_for(translation: Path, tree: Path) -> Path:
