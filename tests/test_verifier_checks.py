@@ -42,3 +42,14 @@ def test_negation_clause_level():
                           "Not killing living creatures is the path leading to a long life.") is None
     assert negation_check("wishing to live one more day counts as living diligently",
                           "wishing to live one more day is called living negligently").startswith("negated")
+
+
+def test_neither_nor_is_one_negation():
+    from tools.claim_checks import polarity
+
+    assert polarity("I crossed the flood neither standing nor swimming") == 1
+    assert polarity("not neither here nor there") == 0
+    assert negation_check("the deity crossed the flood standing and swimming",
+                          "That's how I crossed the flood neither standing nor swimming.") == "negated"
+    assert negation_check("the Buddha crossed the flood neither standing nor swimming",
+                          "That's how I crossed the flood neither standing nor swimming.") is None

@@ -132,8 +132,10 @@ _ANTONYMS = [("diligent", "negligent"), ("diligently", "negligently"), ("diligen
 
 
 def polarity(text: str) -> int:
-    """Parity of negation words: 1 for negative, 0 for positive ("not never" cancels)."""
-    return len(_NEG.findall(text.replace("’", "'"))) % 2
+    """Parity of negation words: 1 for negative, 0 for positive ("not never" cancels; "neither standing nor
+    swimming" is one negation, not two that cancel)."""
+    found = [w.lower() for w in _NEG.findall(text.replace("’", "'"))]
+    return (len(found) - min(found.count("neither"), found.count("nor"))) % 2
 
 
 def _clauses(text: str, commas: bool = False) -> list[str]:
