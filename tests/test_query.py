@@ -76,3 +76,10 @@ def test_a_books_name_names_the_book_not_a_sutta_of_that_title(lib, monkeypatch)
     assert "mn21" not in a.boosted_docs and "mn21" not in a.pinned_docs
     assert a.pinned_docs == ["sn35.28"]  # a sutta's own name in the same question still names it
     assert not any("names MN 21" in n for n in a.notes)
+
+
+def test_the_kind_of_text_asked_for_is_not_searched_as_a_word(lib):
+    # "Better than a thousand verses" is no answer to "Which verse of the Dhammapada ...": the reader names the
+    # unit, as "Which discourse ..." does, not the content
+    a = analyse_query(lib, "Which verse of the Dhammapada sums up the teaching of the Buddhas?")
+    assert "verse" not in a.bm25_text.lower().split() and "teaching" in a.bm25_text

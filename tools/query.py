@@ -33,7 +33,7 @@ QUERY_NOISE = frozenset(
     """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
     buddha buddhas describe describes described explain explains explained mention mentions mentioned according
     tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
-    canon pali find show give""".split()
+    canon pali find show give verse verses""".split()
 )
 
 
