@@ -58,10 +58,18 @@ def test_the_key_lines_quote_a_second_window_only_when_it_ranks_close_to_the_fir
     first, close, far = _scored("19.11", 1.3), _scored("2.1", 1.1), _scored("3.1", 0.5)
     # one text: quoted in reading order, as the reader would meet them
     assert [w.ref for w in key_windows([first, close, far])] == ["MN 72:2.1", "MN 72:19.11"]
-    assert [w.ref for w in key_windows([first, far, close])] == ["MN 72:19.11"]  # ranked far below: not quoted
+    assert [w.ref for w in key_windows([first, far])] == ["MN 72:19.11"]  # ranked far below: not quoted
     other = _scored("1.5", 1.2, "sn1.1", "SN 1.1")
     assert [w.ref for w in key_windows([first, other])] == ["MN 72:19.11", "SN 1.1:1.5"]  # two texts: by rank
     assert key_windows([]) == []
+
+
+def test_the_second_key_window_stays_in_the_first_windows_text_unless_another_text_is_clearly_better():
+    first, own = _scored("1.3", 1.47, "sn3.25", "SN 3.25"), _scored("4.15", 1.12, "sn3.25", "SN 3.25")
+    tie = _scored("1.14", 1.15, "sn3.12", "SN 3.12")
+    assert [w.ref for w in key_windows([first, tie, own])] == ["SN 3.25:1.3", "SN 3.25:4.15"]
+    better = _scored("1.14", 1.3, "sn3.12", "SN 3.12")
+    assert [w.ref for w in key_windows([first, better, own])] == ["SN 3.25:1.3", "SN 3.12:1.14"]
 
 
 def test_a_long_line_is_quoted_in_part_rather_than_left_out():

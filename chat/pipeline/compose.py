@@ -19,6 +19,7 @@ _RUN = re.compile(r"(?:\s*\[\d{1,3}\])+")
 KEY_LINES_CHARS = REPLY_CHARS  # a key window is quoted whole: a question with its reply, a long line up to here
 KEY_WINDOWS = 2  # a question's facts are often split over two stretches of its text (a question and its reply)
 KEY_WINDOW_FLOOR = 0.6  # a second window is quoted only when it ranks this close to the first
+SAME_TEXT_PREFERENCE = 1.1  # the first window's own text wins the second place unless another text is this much better
 
 
 def quote_text(window: EvidenceWindow, limit: int = KEY_LINES_CHARS) -> str:
@@ -50,16 +51,24 @@ def _cut(line: str, room: int) -> str:
 
 def key_windows(evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
     """The windows quoted first: the best, and the next best when it ranks close to it (its text's other part of
-    the answer, or a second text saying it); in reading order when they are of one text."""
+    the answer, or a second text saying it); in reading order when they are of one text. The best window's own
+    text is preferred for the second by a small margin: a question has one subject, and another text's window
+    that only ties with it is an aside (Iti 93's "fires" beside Vacchagotta's fire in MN 72)."""
     if not evidence:
         return []
-    chosen = [evidence[0]]
-    top = evidence[0].score
-    for w in evidence[1:]:
+    first = evidence[0]
+    top = first.score
+
+    def weight(w: EvidenceWindow) -> float:
+        return w.score * (SAME_TEXT_PREFERENCE if w.doc_id == first.doc_id else 1.0)
+
+    chosen = [first]
+    rest = sorted((w for w in evidence[1:] if not w.overlaps(first)), key=lambda w: -weight(w))
+    for w in rest:
         if len(chosen) == KEY_WINDOWS:
             break
         if top > 0 and w.score < KEY_WINDOW_FLOOR * top:
-            break
+            continue
         if not any(w.overlaps(c) for c in chosen):
             chosen.append(w)
     if len({w.doc_id for w in chosen}) == 1:
