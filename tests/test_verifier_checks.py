@@ -53,3 +53,15 @@ def test_neither_nor_is_one_negation():
                           "That's how I crossed the flood neither standing nor swimming.") == "negated"
     assert negation_check("the Buddha crossed the flood neither standing nor swimming",
                           "That's how I crossed the flood neither standing nor swimming.") is None
+
+
+def test_a_claim_that_asserts_what_the_text_denies_is_negated_however_long():
+    evidence = ("“But in what way did you cross the flood neither standing nor swimming?” “When I stood still, I "
+                "went under. And when I swam, I was swept away. That’s how I crossed the flood neither standing nor "
+                "swimming.”")
+    assert negation_check("The Buddha crossed the flood by standing still and going under, and by swimming and "
+                          "being swept away.", evidence) == "negated"
+    # the text says both: the ordinary person sorrows, the noble disciple does not; a claim of either stands
+    both = ("When an ordinary person feels pain they sorrow and wail and lament. When a noble disciple feels pain "
+            "they don’t sorrow or wail or lament.")
+    assert negation_check("An ordinary person would sorrow, wail and lament when in pain.", both) is None

@@ -160,6 +160,21 @@ def without_own_quotes(claim: str, evidence: str) -> str:
     return _QUOTED.sub(drop, claim)
 
 
+def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) -> bool:
+    """A claim with no negation that holds every word of a negative clause of the evidence, where no positive clause
+    holds them: "crossed the flood by standing … and by swimming" against "I crossed the flood neither standing
+    nor swimming". The claim is too long for the clause check to pair it with that clause, but it says what the
+    text denies."""
+    from indexing.text import tokenize
+
+    if _NEG.search(claim.replace("’", "'")):
+        return False
+    words = set(tokenize(claim))
+    content = [(c, {t for t in w if len(t) > 1 and not _NEG.fullmatch(t)}) for c, w in evidence]
+    covered = [polarity(c) for c, w in content if len(w) >= 3 and w <= words]
+    return bool(covered) and all(covered)
+
+
 def negation_check(claim: str, evidence: str) -> str | None:
     """Each clause of the claim against the evidence clause sharing most content words with it: a clause that
     says the same thing with the opposite polarity is a negation."""
@@ -174,6 +189,8 @@ def negation_check(claim: str, evidence: str) -> str | None:
         best, shared = max(((c, len(words & w)) for c, w in ev), key=lambda x: x[1])
         if shared >= max(3, 0.6 * len(words)) and polarity(clause) != polarity(best):
             return "negated"
+    if _asserts_what_is_denied(claim, ev):
+        return "negated"
     c, e = set(_WORD.findall(fold(claim))), set(_WORD.findall(fold(evidence)))
     for a, b in _ANTONYMS:
         if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
