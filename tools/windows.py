@@ -28,7 +28,7 @@ from tools.evidence import EvidenceIndex, SuttaView, words
 log = logging.getLogger(__name__)
 
 WINDOW_CHARS = 420  # a window grows forward while it stays this short
-REPLY_CHARS = 700  # a window that ends on a question takes in the reply that follows it, up to this length
+REPLY_CHARS = 700  # a window ending on a question or mid-sentence runs on to its reply or its end, up to this
 NEIGHBOUR_CREDIT = 0.5  # a question word in the segment before or after
 CONTEXT_CREDIT = 0.4  # a question word in the section heading or the text's title
 DENSE_WEIGHT = 0.6
@@ -122,7 +122,7 @@ def rank_windows(
     total = sum(weights.values()) or 1.0
     dense = _dense_scorer(library, question)
     comparison = bool(_ASKS_COMPARISON.search(question))
-    candidates: list[tuple[float, SuttaView, int, int, int]] = []
+    candidates: list[tuple[float, SuttaView, int]] = []
     docs = list(dict.fromkeys(doc_ids))
     for rank, doc_id in enumerate(docs):
         view = index.sutta(doc_id)
@@ -148,18 +148,18 @@ def rank_windows(
             score = lexical + DENSE_WEIGHT * near.get(i, 0.0) + prior + PHRASE_CREDIT * _in_order(pairs, seg.en, own)
             if opening and i == first_text:
                 score += 1.0  # asked who, whom or where: the setting answers, whatever its words
-            lo, hi = _widen(view, i)
-            if comparison and any(_OPENS_COMPARISON.match(s.en) for s in segs[lo : hi + 1]):
+            if comparison and _opens_comparison(view, i):
                 score += SIMILE_CREDIT
-            candidates.append((score, view, i, lo, hi))
+            candidates.append((score, view, i))
     candidates.sort(key=lambda c: -c[0])
     chosen: list[EvidenceWindow] = []
     spans: list[tuple[str, int, int]] = []
     taken: dict[str, int] = {}
-    for score, view, i, lo, hi in candidates:
+    for score, view, i in candidates:
         doc_id = view.doc.doc_id
         if per_text is not None and taken.get(doc_id, 0) >= per_text:
             continue
+        lo, hi = _widen(view, i)
         if any(d == doc_id and not (hi < a or lo > b) for d, a, b in spans):
             continue
         spans.append((doc_id, lo, hi))
@@ -178,6 +178,12 @@ def _in_order(pairs: set[tuple[str, str]], text: str, own: set[str]) -> float:
         return 0.0
     seq = [t for t in words(text) if t in own]
     return len(pairs & set(zip(seq, seq[1:]))) / len(pairs)
+
+
+def _opens_comparison(view: SuttaView, i: int) -> bool:
+    """The window segment `i` would be shown in holds the line where a simile begins."""
+    lo, hi = _widen(view, i)
+    return any(_OPENS_COMPARISON.match(s.en) for s in view.segments[lo : hi + 1])
 
 
 def _widen(view: SuttaView, i: int) -> tuple[int, int]:

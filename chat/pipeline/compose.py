@@ -63,8 +63,7 @@ def key_windows(evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
         return w.score * (SAME_TEXT_PREFERENCE if w.doc_id == first.doc_id else 1.0)
 
     chosen = [first]
-    rest = sorted((w for w in evidence[1:] if not w.overlaps(first)), key=lambda w: -weight(w))
-    for w in rest:
+    for w in sorted(evidence[1:], key=lambda w: -weight(w)):
         if len(chosen) == KEY_WINDOWS:
             break
         if top > 0 and w.score < KEY_WINDOW_FLOOR * top:

@@ -94,7 +94,7 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
     on a conjunction, article or preposition, or on a comma; a clause with no sentence ("That the present phenomenon
     should be discerned."); a quotation stopped mid-phrase ("... telling lies, and committing.", where the passage
     goes on "committing adultery")."""
-    folded = [" ".join(e.split()) for e in evidence]
+    flat = [" ".join(e.split()) for e in evidence]
 
     def fault(_: int, s: Sentence) -> str | None:
         whole = s.plain.strip()
@@ -106,7 +106,7 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
             return "a dangling clause"
         if _CLAUSE_ONLY.match(plain):
             return "a clause without its sentence"
-        if last.lower().endswith("ing") and _stops_mid_quote(plain, folded):
+        if last.lower().endswith("ing") and _stops_mid_quote(plain, flat):
             return "a quotation stopped mid-phrase"
         return None
 
