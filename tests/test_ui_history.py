@@ -70,32 +70,49 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
     assert storage.read(user.id, "../../etc/passwd") is None
 
 
-def test_stored_elements_are_served_to_their_owner_only(tmp_path):
-    import asyncio
-
+async def test_stored_elements_are_served_to_the_owner_of_their_thread(tmp_path, context):
+    """Chainlit names a file after its thread's user at the moment it stores it; a first answer's panels can be
+    stored before the thread has its user (the url then says "unknown"). Whoever owns the thread now may read them;
+    nobody else, and nothing that no element of a thread points to."""
     from chainlit.auth import get_current_user
+    from chainlit.element import Text
+    from chainlit.user import User
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    _, storage = build_data_layer(tmp_path / "history.sqlite")
-    result = asyncio.run(storage.upload_file("owner-1/el-1/SN 35.28:1.3", "<b>text</b>", mime="text/html"))
+    db = tmp_path / "history.sqlite"
+    layer, storage = build_data_layer(db)
+    user = await layer.create_user(User(identifier="reader"))
+    thread_id = context.thread_id
+    await layer.update_thread(thread_id)  # what Chainlit's create_step does before the thread has its user
+    panel = Text(name="SN 35.28:1.3", content="<b>text</b>", display="side", for_id=str(uuid.uuid4()),
+                 thread_id=thread_id, mime="text/html")
+    await layer.create_element(panel)
+    await layer.update_thread(thread_id, user_id=user.id)
+    [element] = (await layer.get_thread(thread_id))["elements"]
+    assert element["url"].startswith(f"{FILES_ROUTE}/unknown/")
+    loose = await storage.upload_file(f"{user.id}/el-2/SN 1.1:1.1", "no element points here", mime="text/plain")
+
     app = FastAPI()
 
     @app.get("/{full_path:path}")
     def catch_all(full_path: str):  # a stand-in; tests/test_ui_startup.py uses Chainlit's own app
         return {"ui": full_path}
 
-    mount_file_route(app, storage)
-    who = {"user": Mock(id="owner-1")}
+    mount_file_route(app, storage, db)
+    who = {"user": Mock(id=user.id)}
     app.dependency_overrides[get_current_user] = lambda: who["user"]
     client = TestClient(app)
-    response = client.get(result["url"])
+    response = client.get(element["url"])
     assert response.status_code == 200 and response.text == "<b>text</b>"
     assert response.headers["content-type"].startswith("application/octet-stream")  # never rendered as HTML
+    assert client.get(loose["url"]).status_code == 404
     who["user"] = Mock(id="someone-else")
-    assert client.get(result["url"]).status_code == 404
+    assert client.get(element["url"]).status_code == 404
+    who["user"] = Mock(id="unknown")  # the name in the url grants nothing
+    assert client.get(element["url"]).status_code == 404
     who["user"] = None
-    assert client.get(result["url"]).status_code == 404
+    assert client.get(element["url"]).status_code == 404
 
 
 def test_users_and_passwords():

@@ -8,6 +8,8 @@ reached. So these tests use `chainlit.server.app` itself, not a stand-in.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 
 import pytest
 from fastapi.testclient import TestClient
@@ -70,6 +72,10 @@ def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, ru
     _, storage = build_data_layer(runtime.settings.resolved_chat_db)
     stored = asyncio.run(storage.upload_file("owner-1/el-1/SN 35.28:1.3", "the panel", mime="text/plain"))
     assert stored["url"].startswith(FILES_ROUTE + "/owner-1/")
+    with contextlib.closing(sqlite3.connect(runtime.settings.resolved_chat_db)) as conn, conn:
+        conn.execute('INSERT INTO threads ("id", "userId") VALUES (?, ?)', ("thread-1", "owner-1"))
+        conn.execute('INSERT INTO elements ("id", "threadId", "url", "name") VALUES (?, ?, ?, ?)',
+                     ("el-1", "thread-1", stored["url"], "SN 35.28:1.3"))
     owner = PersistedUser(id="owner-1", identifier="reader", createdAt="2025-01-01")
     monkeypatch.setitem(chainlit_app.dependency_overrides, get_current_user, lambda: owner)
     response = client.get(stored["url"])

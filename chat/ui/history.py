@@ -2,13 +2,14 @@
 
 Chainlit does not create the data layer's tables; `ensure_schema` does, with the columns Chainlit 2.12 writes
 (its documented schema plus `modes`, `autoCollapse`, `icon`, `props`, `autoPlay`, `playerConfig`). Stored files
-and the database are readable by their owner only (chat/private.py). Elements (the
-passage panels, trace files) need a storage client to be persisted; `LocalFileStorage` keeps them under
-<chat_db folder>/files and `file_route` serves them back, to their owner only, when a past chat is reopened.
+and the database are readable by their owner only (chat/private.py). Elements (the passage panels, trace files)
+need a storage client to be persisted; `LocalFileStorage` keeps them under <chat_db folder>/files and
+`mount_file_route` serves them back, to their thread's owner only, when a past chat is reopened.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -144,15 +145,28 @@ def build_data_layer(db_path: Path) -> tuple[SQLAlchemyDataLayer, LocalFileStora
     return layer, storage
 
 
-def mount_file_route(app, storage: LocalFileStorage) -> None:
-    """Serve stored elements to the user who owns them, from the first place in the route table: Chainlit includes
-    its routes as one router that ends in a catch-all UI route, which would otherwise answer these paths with the
-    UI page. A second call (Chainlit reloading the app) replaces the first route."""
+def element_owner(db_path: Path, url: str) -> str | None:
+    """The user whose thread holds the element stored at `url`. The owner named in the url is not proof: Chainlit
+    names it from the thread's user at the moment the element is stored, and a first answer's panels can be stored
+    before Chainlit has written that user onto its new thread (the url then says "unknown")."""
+    with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as conn:
+        row = conn.execute(
+            'SELECT t."userId" FROM elements e JOIN threads t ON t."id" = e."threadId" WHERE e."url" = ?', (url,)
+        ).fetchone()
+    return row[0] if row else None
+
+
+def mount_file_route(app, storage: LocalFileStorage, db_path: Path) -> None:
+    """Serve stored elements to the user whose thread holds them, from the first place in the route table: Chainlit
+    includes its routes as one router that ends in a catch-all UI route, which would otherwise answer these paths
+    with the UI page. A second call (Chainlit reloading the app) replaces the first route."""
     from chainlit.auth import get_current_user
     from fastapi import Depends, HTTPException, Response
 
-    async def serve_element(owner: str, digest: str, user=Depends(get_current_user)) -> Response:
-        if user is None or getattr(user, "id", None) != owner:
+    def serve_element(owner: str, digest: str, user=Depends(get_current_user)) -> Response:
+        url = f"{FILES_ROUTE}/{quote(owner, safe='')}/{digest}"
+        user_id = getattr(user, "id", None)
+        if user_id is None or element_owner(db_path, url) != user_id:
             raise HTTPException(status_code=404, detail="Not found")
         found = storage.read(owner, digest)
         if found is None:

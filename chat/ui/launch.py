@@ -83,7 +83,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         cl.header_auth_callback(local_reader)
         cl_config.code.password_auth_callback = None
 
-    mount_file_route(server_app, storage)
+    mount_file_route(server_app, storage, settings.resolved_chat_db)
     mount_api(server_app, runtime)
     restrict_origins(server_app, settings.chat_allowed_origins)
     return runtime
