@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent, TraceStep
+from chat.pipeline.answer import Answer, AnswerEvent, FinalEvent, StepEvent, TokenEvent, TraceStep
 from chat.providers.scripted import ScriptedLLM
 
 from helpers_tools import open_library
@@ -26,7 +26,8 @@ def scholar_for(base: Path, replies: list[str], **overrides):
 
 class FakeScholar:
     """Streams what a Scholar would for `answer`: each step of its trace starting and ending, the answer text in
-    small tokens, then the answer itself (with the session and mode asked for). Records every call in `calls`."""
+    small tokens, then the answer itself (with the session and mode asked for): without its follow-ups first, then
+whole. Records every call in `calls`."""
 
     def __init__(self, answer: Answer, library=None):
         self.answer = answer
@@ -44,7 +45,9 @@ class FakeScholar:
         text = self.answer.answer
         for i in range(0, len(text), 5):
             yield TokenEvent(text=text[i:i + 5])
-        yield FinalEvent(answer=self._final(session_id, mode))
+        final = self._final(session_id, mode)
+        yield AnswerEvent(answer=final.model_copy(update={"follow_ups": []}))
+        yield FinalEvent(answer=final)
 
     async def aask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
         self.calls.append({"question": question, "session_id": session_id, "mode": mode})

@@ -126,10 +126,13 @@ def test_query_streams_tokens_steps_then_final(client):
         assert r.headers["content-type"].startswith("text/event-stream")
         events = _sse(r.read().decode())
     kinds = [k for k, _ in events]
-    assert kinds[:2] == ["step", "step"] and set(kinds[2:-1]) == {"token"} and kinds[-1] == "final"
+    assert kinds[:2] == ["step", "step"] and set(kinds[2:-2]) == {"token"} and kinds[-2:] == ["answer", "final"]
     assert "".join(d["text"] for k, d in events if k == "token") == SAW
     assert events[0][1]["phase"] == "start" and events[0][1]["step"]["tool"] == "search_passages"
     assert events[-1][1]["status"] == "answered" and events[-1][1]["citations"][0]["sutta_id"] == "MN 21"
+    # the checked answer first, readable before its follow-up questions are written; then the same with them
+    checked, final = events[-2][1], events[-1][1]
+    assert checked["answer"] == final["answer"] and checked["follow_ups"] == [] and final["follow_ups"]
 
 
 def _no_llm(settings):

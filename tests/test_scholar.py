@@ -58,6 +58,34 @@ async def test_follow_ups_fall_back_when_the_model_reply_is_unusable(base):
     assert any("SN 35.28" in q for q in answer.follow_ups)
 
 
+async def test_the_checked_answer_comes_before_the_model_is_asked_for_follow_ups(base):
+    from chat.pipeline.answer import AnswerEvent, FinalEvent
+
+    reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
+    scholar, llm = scholar_for(base, [reply, FOLLOW])
+    seen: list[tuple[str, int]] = []  # each answer-bearing event, with how many model calls were made by then
+    async for event in scholar.astream("What does the Fire Sermon say is burning?"):
+        if isinstance(event, (AnswerEvent, FinalEvent)):
+            seen.append((event.kind, len(llm.prompts)))
+            last = event.answer
+            if isinstance(event, AnswerEvent):
+                checked = event.answer
+    assert seen == [("answer", 1), ("final", 2)]
+    assert checked.answer == last.answer and checked.follow_ups == [] and checked.citations == last.citations
+    assert last.follow_ups == ["What is the all?", "Why is the eye burning?"]
+    assert 0 < checked.timings["answer"] == last.timings["answer"] <= last.timings["total"]
+    assert "followups" in last.timings and "followups" not in checked.timings
+
+
+async def test_a_declined_answer_comes_whole_without_follow_ups(base):
+    from chat.pipeline.answer import AnswerEvent, FinalEvent
+
+    scholar, llm = scholar_for(base, [])
+    kinds = [e.kind async for e in scholar.astream("What does MN 175 teach about the jhānas?")
+             if isinstance(e, (AnswerEvent, FinalEvent))]
+    assert kinds == ["answer", "final"] and llm.prompts == []
+
+
 def test_parse_followups_strips_numbering_and_keeps_questions():
     text = "1. What is the all?\n- Why does it burn?\nNot a question\n3) What are the fires?\n4. Extra?"
     assert parse_followups(text, 3) == ["What is the all?", "Why does it burn?", "What are the fires?"]

@@ -181,6 +181,10 @@ async def test_answer_streams_tokens_then_final_message_with_steps_sources_and_f
                                                           "How does one become disillusioned?"]
     assert all(a["forId"] == answer_id for a in actions)
     assert [a["name"] for a in actions].count("download_trace") == 1
+    # the answer is shown whole before its follow-ups are offered (they come from a later, slower model call)
+    order = [event for event, data in rec.events if event == "action" or (
+        event in ("new_message", "update_message") and data.get("id") == answer_id and "Sources" in data["output"])]
+    assert order[0] != "action" and order.index("action") > 0
 
 
 async def test_follow_up_button_asks_the_question_in_the_same_chat(app, chat_settings, library, monkeypatch):

@@ -1,5 +1,7 @@
-"""/api/query as Server-Sent Events: `step` and `token` events while the Scholar works, then one `final` holding the
-answer object, whatever fails on the way; keep-alive comments while the model is silent."""
+"""/api/query as Server-Sent Events: `step` and `token` events while the Scholar works, an `answer` event holding the
+checked answer object as soon as it stands (its `follow_ups` still empty), then one `final` holding the same answer
+with its follow-up questions, whatever fails on the way (an answer made without the model comes as `final`
+alone); keep-alive comments while the model is silent."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from fastapi.sse import format_sse_event
 
 from chat.api.passages import answer_without_llm
 from chat.errors import ChatError
-from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent, failed_answer
+from chat.pipeline.answer import Answer, AnswerEvent, FinalEvent, StepEvent, TokenEvent, failed_answer
 from chat.runtime import Runtime
 from indexing.errors import IndexingError
 from tools.errors import ToolError
@@ -29,10 +31,11 @@ async def stream_answer(runtime: Runtime, question: str, session_id: str | None,
                         memory_key: str | None = None) -> AsyncIterator[bytes]:
     """`session_id` is the client's, echoed in the answer; `memory_key` the owner-scoped key the Scholar's memory
     is read and written under (chat.sessions)."""
-    def event(ev: TokenEvent | StepEvent | Answer) -> bytes:
-        kind = "final" if isinstance(ev, Answer) else ev.kind
+    def event(ev: TokenEvent | StepEvent | Answer, kind: str = "final") -> bytes:
         if isinstance(ev, Answer):
             ev = ev.model_copy(update={"session_id": session_id})
+        else:
+            kind = ev.kind
         return format_sse_event(event=kind, data_str=json.dumps(ev.model_dump(mode="json"), ensure_ascii=False))
 
     try:
@@ -49,6 +52,8 @@ async def stream_answer(runtime: Runtime, question: str, session_id: str | None,
             if isinstance(ev, FinalEvent):
                 yield event(ev.answer)
                 final_sent = True
+            elif isinstance(ev, AnswerEvent):
+                yield event(ev.answer, "answer")
             else:
                 yield event(ev)
     except (ChatError, ToolError, IndexingError) as exc:

@@ -2,7 +2,8 @@
 
 Metrics (top-level JSON keys): cited_gold (answerable questions whose answer cites a gold or also-relevant sutta),
 abstained_correctly (unanswerable questions declined), citation_precision (citations that point to a retrieved
-passage and whose sentence the verifier does not flag), answer_seconds_p50/p95, first_token_seconds_p50.
+passage and whose sentence the verifier does not flag), answer_seconds_p50/p95 (until the checked answer is
+delivered), turn_seconds_p50 (with its follow-up questions, written after it), first_token_seconds_p50.
 
 A file whose rows carry key facts (`must`: groups of alternatives; `must_not`) is also scored on what the answer
 says: facts (share of `must` groups of which one alternative occurs in the answer, case- and diacritic-insensitive),
@@ -59,7 +60,8 @@ def score_answer(row: dict, answer: Answer) -> dict:
         "cited_gold": bool(gold & set(cited)),
         "citations": len(answer.citations),
         "bad_citations": bad,
-        "seconds": answer.timings.get("total"),
+        "seconds": answer.timings.get("answer", answer.timings.get("total")),
+        "turn_seconds": answer.timings.get("total"),
         "timings": dict(answer.timings),
         "first_token": answer.timings.get("first_token"),
         "cited": [c.ref for c in answer.citations],
@@ -124,6 +126,7 @@ def summarize(results: list[dict]) -> dict:
     n_cit = sum(r["citations"] for r in results)
     seconds = [r["seconds"] for r in results if r["seconds"] is not None]
     first = [r["first_token"] for r in results if r["first_token"] is not None]
+    turns = [r["turn_seconds"] for r in results if r.get("turn_seconds") is not None]
     content = [r for r in results if "facts" in r]
     scored = {}
     if content:
@@ -140,6 +143,7 @@ def summarize(results: list[dict]) -> dict:
         "citation_precision": round(1 - sum(r["bad_citations"] for r in results) / n_cit, 3) if n_cit else None,
         "answer_seconds_p50": _pct(seconds, 0.5),
         "answer_seconds_p95": _pct(seconds, 0.95),
+        "turn_seconds_p50": _pct(turns, 0.5),
         "first_token_seconds_p50": _pct(first, 0.5),
         "failed": sum(r["status"] == "failed" for r in results),
         "false_abstentions": sum(r["status"] == "abstained" for r in answerable),

@@ -3,7 +3,8 @@
 A turn passes when it abstains iff the file says it should; otherwise it is answered, cites one of `cite_any`, none of
 `not_cite`, and its text holds one of `words_any` (case- and diacritic-insensitive). Follow-up turns are every turn
 after the first. Top-level JSON keys: turns, turn_pass, first_turn_pass, follow_up_pass, dialogues_all_pass,
-seconds_median (and the median of first and follow-up turns apart); `results` holds one row per turn with the answer,
+seconds_median (until the checked answer; the median of first and follow-up turns apart), turn_seconds_median (with
+the follow-up questions written after the answer); `results` holds one row per turn with the answer,
 its citations and how the question was resolved.
 """
 
@@ -54,8 +55,8 @@ def _rate(rows: list[dict]) -> float | None:
     return round(sum(r["passed"] for r in rows) / len(rows), 3) if rows else None
 
 
-def _median(rows: list[dict]) -> float | None:
-    seconds = [r["seconds"] for r in rows if r["seconds"] is not None]
+def _median(rows: list[dict], key: str = "seconds") -> float | None:
+    seconds = [r[key] for r in rows if r.get(key) is not None]
     return round(statistics.median(seconds), 2) if seconds else None
 
 
@@ -75,6 +76,7 @@ def summarize(results: list[dict]) -> dict:
         "seconds_median": _median(results),
         "first_turn_seconds_median": _median(first),
         "follow_up_seconds_median": _median(follow),
+        "turn_seconds_median": _median(results, "turn_seconds"),
         "failed": sum(r["status"] == "failed" for r in results),
     }
 
@@ -107,7 +109,8 @@ async def _run_all(scholar, dialogues: list[dict], json_out: Path | None = None)
                 "expected": {k: v for k, v in expected.items() if k != "q"},
                 "cited": [c.ref for c in answer.citations],
                 "cited_suttas": list(dict.fromkeys(c.sutta_id for c in answer.citations if c.sutta_id)),
-                "seconds": answer.timings.get("total"),
+                "seconds": answer.timings.get("answer", answer.timings.get("total")),
+                "turn_seconds": answer.timings.get("total"),
                 "timings": dict(answer.timings),  # where a slow turn spent its seconds (plan, agent, finish ...)
                 "resolution": answer.resolution.model_dump() if answer.resolution else None,
                 "steps": [f"{t.tool}({json.dumps(t.input, ensure_ascii=False)})" for t in answer.trace],

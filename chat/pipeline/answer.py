@@ -99,7 +99,8 @@ class Answer(BaseModel):
     follow_ups: list[str] = Field(default_factory=list)
     status: Status = "answered"
     confidence: float = 0.0
-    # seconds per stage: plan, retrieve, agent, verify, followups, total, first_token
+    # seconds per stage: plan, retrieve, agent, verify, followups; first_token, answer (when the checked answer
+    # was ready), total (with its follow-ups)
     timings: dict[str, float] = Field(default_factory=dict)
     trace: list[TraceStep] = Field(default_factory=list)
     search_types_used: list[str] = Field(default_factory=list)
@@ -140,9 +141,17 @@ class StepEvent(BaseModel):
     step: TraceStep
 
 
+class AnswerEvent(BaseModel):
+    """The checked answer as soon as it stands, before its follow-up questions are written: a reader can read it
+    (and its passages) while the model thinks of what to ask next. `FinalEvent` always follows."""
+    kind: Literal["answer"] = "answer"
+    answer: Answer
+
+
 class FinalEvent(BaseModel):
+    """The turn's last event: the same answer with its follow-up questions and the turn's total seconds."""
     kind: Literal["final"] = "final"
     answer: Answer
 
 
-Event = TokenEvent | StepEvent | FinalEvent
+Event = TokenEvent | StepEvent | AnswerEvent | FinalEvent

@@ -3,7 +3,8 @@
     plan (deterministic) -> up-front retrieval -> numbered evidence, its key lines streamed at once
     -> ReAct agent (usually one LLM call, grammar-bound on the embedded model, citing evidence by number)
     -> numbers mapped to references -> every sentence checked (lexical checks, then the likelihood judge)
-    -> what fails removed (a partly supported sentence loses the clause) -> follow-ups -> memory
+    -> what fails removed (a partly supported sentence loses the clause) -> memory -> the answer (AnswerEvent)
+    -> follow-up questions (FinalEvent: the same answer with them)
 
 It never raises for model failures: a malformed reply that survives its retry, the step limit or a dead model
 each end in the best answer available (a direct answer from the retrieved passages, or the passages themselves
@@ -39,7 +40,17 @@ from chat.pipeline.agent import (
     seed_steps,
     with_max_tokens,
 )
-from chat.pipeline.answer import Answer, Event, FinalEvent, Resolved, StepEvent, TokenEvent, TraceStep, failed_answer
+from chat.pipeline.answer import (
+    Answer,
+    AnswerEvent,
+    Event,
+    FinalEvent,
+    Resolved,
+    StepEvent,
+    TokenEvent,
+    TraceStep,
+    failed_answer,
+)
 from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
@@ -81,6 +92,7 @@ class _Turn:
     first_token: float | None = None
     streamed: str = ""
     last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
+    explained: str = ""  # the model's own checked text, without the quoted key lines: what follow-ups build on
     resolution: Resolution = field(default_factory=lambda: Resolution("first", "no conversation"))
 
     def mark(self, stage: str, since: float) -> float:
@@ -137,13 +149,13 @@ class Scholar:
             await self._run(turn, recorder, emit)
         except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
             log.exception("turn failed")
-            emit(FinalEvent(answer=failed_answer(
+            _deliver(emit, failed_answer(
                 "Something went wrong while answering; the passages retrieved so far are listed below.",
                 user_message(exc) or f"{type(exc).__name__}: {exc}", checks.recorder_passages(recorder),
                 trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
                 session_id=turn.session_id, mode="notes" if turn.requested_mode == "notes" else "qa",
                 timings={**turn.timings, "total": round(time.perf_counter() - turn.started, 3)},
-            )))
+            ))
         finally:
             emit(None)  # the end of the stream, whatever happened
 
@@ -169,7 +181,7 @@ class Scholar:
         t = turn.mark("retrieve", t)
 
         if not turn.question:
-            emit(FinalEvent(answer=self._abstain(turn, recorder, plan, "Please ask a question.")))
+            _deliver(emit, self._abstain(turn, recorder, plan, "Please ask a question."))
             return
         # answered without the model: a clear reason to decline, or reading on past the end of a text
         early = None
@@ -181,7 +193,7 @@ class Scholar:
             early.resolution = Resolved(**turn.resolution.to_dict())
             await self._remember(memory, turn, early, plan)
             emit(self._token(turn, early.answer))
-            emit(FinalEvent(answer=early))
+            _deliver(emit, early)
             return
 
         # --- the evidence, first ---
@@ -258,9 +270,23 @@ class Scholar:
             emit(self._token(turn, answer.answer))
         answer.resolution = Resolved(**turn.resolution.to_dict())
         await self._remember(memory, turn, answer, plan)
-        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
         if turn.first_token is not None:
-            answer.timings["first_token"] = round(turn.first_token, 3)
+            turn.timings["first_token"] = round(turn.first_token, 3)
+        turn.timings["answer"] = round(time.perf_counter() - turn.started, 3)
+        answer.timings = dict(turn.timings)
+        if answer.status != "answered":
+            answer.timings["total"] = turn.timings["answer"]
+            _deliver(emit, answer)
+            return
+        emit(AnswerEvent(answer=answer.model_copy(deep=True)))
+
+        t = time.perf_counter()
+        follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
+                                                      answer.citations, prefix=turn.last_input or None)
+        log.debug("follow-ups from %s", source)
+        answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
+        turn.timings["followups"] = round(time.perf_counter() - t, 3)
+        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
         emit(FinalEvent(answer=answer))
 
     @staticmethod
@@ -329,18 +355,12 @@ class Scholar:
         citations = checks.citations_of(final, cmap)
         citations += checks.quoted_without_reference(self.library.docstore, lead, final, citations)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
-
-        t = time.perf_counter()
-        follow_ups, source = await generate_followups(self.llm, turn.question, body or final, citations,
-                                                      prefix=turn.last_input or None)
-        turn.timings["followups"] = round(time.perf_counter() - t, 3)
-        log.debug("follow-ups from %s; %d citations added, %d narrowed, %d dropped", source, added,
-                  checked.narrowed, len(dropped))
+        turn.explained = body
+        log.debug("%d citations added, %d narrowed, %d dropped", added, checked.narrowed, len(dropped))
         return Answer(
             answer=final,
             citations=citations,
             unsupported_claims=checked.unsupported,
-            follow_ups=follow_ups or fallback_followups(turn.question, citations),
             status="answered",
             # nothing of the model's own text stood: the answer is the evidence, unexplained
             confidence=checked.confidence if body else min(checked.confidence, 0.3),
@@ -455,6 +475,13 @@ class Scholar:
             log.warning("could not save the turn to memory: %s", exc)
 
 
+def _deliver(emit: Emit, answer: Answer) -> None:
+    """An answer with nothing to add after it (declined, failed, read past the end): both events at once."""
+    answer.timings.setdefault("answer", answer.timings.get("total", 0.0))
+    emit(AnswerEvent(answer=answer.model_copy(deep=True)))
+    emit(FinalEvent(answer=answer))
+
+
 def relevance(question: str, title: str, text: str, weights=None) -> float:
     """IDF-weighted share of the question's content words found in a passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
@@ -557,7 +584,7 @@ async def _halting(handler) -> AsyncIterator[None]:
 
 def _answer_fields(turn: _Turn, recorder: TurnRecorder, plan: Plan, *, timed: bool = False) -> dict[str, Any]:
     """What every answer of a turn carries besides its text; `timed` for an answer that ends the turn here (the
-    full path adds its timings once the follow-ups are made)."""
+    full path adds its timings when it delivers the checked answer)."""
     fields: dict[str, Any] = dict(trace=_trace(recorder), search_types_used=sorted(recorder.search_types_used),
                                   session_id=turn.session_id, mode=plan.mode)
     if timed:

@@ -16,7 +16,7 @@ from chainlit.config import config as cl_config
 from chainlit.utils import utc_now
 
 from chat.errors import user_message
-from chat.pipeline.answer import Answer, FinalEvent, StepEvent, TokenEvent
+from chat.pipeline.answer import Answer, AnswerEvent, FinalEvent, StepEvent, TokenEvent
 from chat.runtime import Runtime
 from chat.sessions import memory_key
 from chat.ui.launch import ASSISTANT, start
@@ -110,6 +110,7 @@ async def answer_question(question: str) -> None:
     parent = cl.context.current_step
     reply = cl.Message(content="", author=ASSISTANT)
     steps: dict[str, cl.Step] = {}
+    shown: Answer | None = None
     final: Answer | None = None
     try:
         async for event in scholar.astream(question.strip(), session_id=_memory_key()):
@@ -117,21 +118,34 @@ async def answer_question(question: str) -> None:
                 await reply.stream_token(escape_answer(event.text))
             elif isinstance(event, StepEvent):
                 await _show_step(event, steps, parent.id if parent else None)
+            elif isinstance(event, AnswerEvent):  # the reader reads it while the follow-ups are written
+                await _close_steps(steps)
+                shown = event.answer
+                await _show_answer(reply, shown, scholar.library)
             elif isinstance(event, FinalEvent):
                 final = event.answer
     except Exception as exc:  # Scholar reports model failures in the answer; this is the unexpected rest
         log.exception("answer stream failed")
-        reply.content = f"**Something went wrong while answering.** {escape_answer(user_message(exc) or str(exc))}"
-        await reply.send()
+        if shown is None:
+            reply.content = f"**Something went wrong while answering.** {escape_answer(user_message(exc) or str(exc))}"
+            await reply.send()
         return
-    for step in steps.values():  # a tool that never reported its end (cancelled turn)
-        step.end = utc_now()
-        await step.update()
-    if final is None:
+    await _close_steps(steps)
+    if final is None and shown is None:
         reply.content = "**No answer was produced.** Please try again."
         await reply.send()
         return
-    await _finish(reply, final, question, scholar.library)
+    if shown is None and final is not None:
+        await _show_answer(reply, final, scholar.library)
+    if final is not None:
+        await _offer_next(reply, final, question)
+
+
+async def _close_steps(steps: dict[str, cl.Step]) -> None:
+    for step in steps.values():  # a tool that never reported its end (cancelled turn)
+        step.end = utc_now()
+        await step.update()
+    steps.clear()
 
 
 async def _show_step(event: StepEvent, steps: dict[str, cl.Step], parent_id: str | None) -> None:
@@ -156,22 +170,28 @@ async def _show_step(event: StepEvent, steps: dict[str, cl.Step], parent_id: str
     await step.update()
 
 
-async def _finish(reply: cl.Message, answer: Answer, question: str, library) -> None:
+async def _show_answer(reply: cl.Message, answer: Answer, library) -> None:
+    """The checked answer in place of what was streamed, each cited passage a click away in the side panel."""
     citations = unique_citations(answer.citations)
     panels = await asyncio.gather(*(asyncio.to_thread(citation_panel, library, c) for c in citations))
     reply.content = render_answer(answer)
     # Chainlit 2.12 types Message.elements with an unbound TypeVar, which no list can match
     reply.elements = [cl.Text(name=c.ref, content=panel, display="side")  # type: ignore[misc]
                       for c, panel in zip(citations, panels)]
-    reply.actions = [
+    reply.metadata = {"status": answer.status, "confidence": answer.confidence, "timings": answer.timings}
+    await reply.send()
+
+
+async def _offer_next(reply: cl.Message, answer: Answer, question: str) -> None:
+    """Under the answer, once they are written: the follow-up questions, then the turn's trace."""
+    actions = [
         cl.Action(name="follow_up", payload={"question": q}, label=follow_up_label(q), tooltip=q,
                   icon="message-circle-question")
         for q in answer.follow_ups[:MAX_FOLLOW_UPS]
     ]
-    reply.actions.append(cl.Action(name="download_trace", payload={"turn": reply.id}, label="Download trace",
-                                   tooltip="The tools called for this answer, their inputs, outputs and timings (JSON)",
-                                   icon="download"))
-    reply.metadata = {"status": answer.status, "confidence": answer.confidence, "timings": answer.timings}
+    actions.append(cl.Action(name="download_trace", payload={"turn": reply.id}, label="Download trace",
+                             tooltip="The tools called for this answer, their inputs, outputs and timings (JSON)",
+                             icon="download"))
     traces = cl.user_session.get("traces")
     if traces is None:
         traces = {}
@@ -179,7 +199,10 @@ async def _finish(reply: cl.Message, answer: Answer, question: str, library) -> 
     traces[reply.id] = trace_json(answer, question)
     while len(traces) > KEPT_TRACES:
         traces.pop(next(iter(traces)))
-    await reply.send()
+    # Sent one by one: `reply.update()` would send its panels a second time (and store them again).
+    reply.actions = actions
+    for action in actions:
+        await action.send(for_id=reply.id)
 
 
 def _not_ready(exc: Exception, settings: ScholarSettings) -> str:
