@@ -33,7 +33,8 @@ def test_older_term_bridges_bm25_and_dense(tmp_path):
     out = bridges.apply("What should monks do about sloth and torpor?")
     assert out.dense_text == "What should mendicant do about dullness and drowsiness?"
     assert out.bm25_weights["monk"] == 1.0 and out.bm25_weights["mendicant"] == 0.3  # the reader's word stays
-    assert out.bm25_weights["dullness"] == 0.3 and out.bm25_weights["sloth"] == 1.0
+    # a phrase names its idea as surely as the library's word: that word weighs as the reader's own
+    assert out.bm25_weights["dullness"] == 1.0 and out.bm25_weights["sloth"] == 1.0
     assert out.matches == ["monks -> mendicant", "sloth and torpor -> dullness and drowsiness"]
     assert not bridges.apply("What does the Buddha say about mendicants?").matches
 
@@ -100,3 +101,21 @@ def test_words_that_name_a_part_of_the_canon_are_not_searched_as_pali(tmp_path):
     out = bridges.apply("Where in the Vinaya, or the Digha Nikaya's suttas, does Koṇḍañña reach Kosambi?")
     assert "kosambi" in out.pali_weights  # a Pali word of the topic is searched in the Pali
     assert not {"vinaya", "vinaye", "digha"} & out.pali_weights.keys()  # where to look, not what is said
+
+
+def test_a_phrase_whose_defining_word_is_a_stopword_is_matched_as_written(tmp_path):
+    """BM25's analysis drops "buddha" and "not": "silent buddha" would be ("silent",), and every silent monk, every
+    "not" or "fell ill", bridged."""
+    file = tmp_path / "bridges.toml"
+    file.write_text('[[bridge]]\nsujato = ["independent buddha"]\nolder = ["silent buddha"]\nused_by = "t"\n\n'
+                    '[[bridge]]\nsujato = ["ill will"]\nolder = ["ill-will"]\nused_by = "t"\n\n'
+                    '[[bridge]]\nsujato = ["instructions"]\nolder = ["teaching of the buddhas"]\nused_by = "t"\n')
+    bridges = Bridges.load(None, None, file)
+    assert bridges.apply("Who is a silent Buddha?").matches == ["silent -> independent buddha"]
+    assert not bridges.apply("Why did the mendicants stay silent?").matches
+    assert bridges.apply("How does ill will arise?").matches == ["ill -> ill will"]
+    assert bridges.apply("Where does ill-will come from?").matches == ["ill-will -> ill will"]
+    assert not bridges.apply("What did he say when he fell ill?").matches
+    out = bridges.apply("Which verse sums up the teaching of the Buddhas?")
+    assert out.matches == ["teaching of the Buddhas -> instructions"] and out.bm25_weights["instruction"] == 1.0
+    assert not bridges.apply("What is the Buddha's teaching on anger?").matches

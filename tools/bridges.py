@@ -5,7 +5,8 @@ or write Pali ("metta", "kiṁsuka", a whole Pali line). The table in `tools/dat
 renderings and Pali words to the words of this library's translation. For a query:
 
 - BM25 keeps the reader's words (weight 1; a repeated word saturates, `query_term_weight`) and adds the bridged
-  words at a reduced weight;
+  words: at a reduced weight for one older word, which may be meant otherwise; at the reader's weight for an older
+  phrase of several words ("teaching of the Buddhas"), which names its idea as surely as Sujato's word;
 - the dense query has each bridged older word replaced by Sujato's rendering when that older word is foreign
   to the translation (it occurs in few passages), or followed by it when the translation uses the word itself in
   another sense ("insight", "calm"): MiniLM then reads the library's word, not a paraphrase it may not connect;
@@ -127,13 +128,18 @@ class Bridges:
         self.query_k3 = query_k3
         self.english = english
         self.pali = pali
-        # older phrase as analyzed tokens -> bridge; longest phrases first at each start token
+        # older phrase as analyzed tokens -> bridge; longest phrases first at each start token. A phrase whose
+        # analysis drops a word that makes it ("silent buddha" is ("silent",): "buddha" is a stopword to BM25)
+        # also needs its words as written, or every "silent" would be bridged.
         self._older: dict[str, list[tuple[tuple[str, ...], Bridge]]] = {}
+        self._written: dict[tuple[tuple[str, ...], int], str] = {}
         for b in bridges:
             for phrase in b.older:
                 toks = tuple(tokenize(phrase))
                 if toks:
                     self._older.setdefault(toks[0], []).append((toks, b))
+                    if len(toks) < len(_surface(phrase).split()):
+                        self._written[(toks, id(b))] = _surface(phrase)
         for entries in self._older.values():
             entries.sort(key=lambda e: -len(e[0]))
         self._pali: list[tuple[str, Bridge]] = [(nasal(fold(p).replace(" ", "")), b) for b in bridges for p in b.pali]
@@ -201,6 +207,9 @@ class Bridges:
             matched = None
             for phrase, bridge in self._older.get(tok, []):
                 if tuple(t for t, _, _ in stream[i : i + len(phrase)]) == phrase:
+                    written = self._written.get((phrase, id(bridge)))
+                    if written is not None and written not in _surface(text):
+                        continue
                     matched = (phrase, bridge)
                     break
             if matched is None:
@@ -208,7 +217,9 @@ class Bridges:
                 continue
             phrase, bridge = matched
             start, end = stream[i][1], stream[i + len(phrase) - 1][2]
-            self._add(out, bridge)
+            # a phrase ("teaching of the Buddhas", "final nibbana") names its idea as surely as the library's own
+            # word would: its rendering weighs as the reader's words do; a single word may be meant otherwise
+            self._add(out, bridge, 1.0 if len(phrase) > 1 else self.weight)
             out.pairs.append((phrase, _sujato_tokens(bridge)))
             written = text[start:end]
             out.matches.append(f"{written} -> {bridge.sujato[0]}")
@@ -234,11 +245,17 @@ class Bridges:
             out.dense_text = out.dense_text[:s] + new + out.dense_text[e:]
         return out
 
-    def _add(self, out: BridgedQuery, bridge: Bridge) -> None:
+    def _add(self, out: BridgedQuery, bridge: Bridge, weight: float | None = None) -> None:
+        weight = self.weight if weight is None else weight
         for rendering in bridge.sujato:
             for tok in tokenize(rendering):
-                if out.bm25_weights.get(tok, 0.0) < self.weight:
-                    out.bm25_weights[tok] = self.weight
+                if out.bm25_weights.get(tok, 0.0) < weight:
+                    out.bm25_weights[tok] = weight
+
+
+def _surface(text: str) -> str:
+    """Words as written, folded, one space apart: "Silent  Buddhas" -> "silent buddhas", "ill-will" -> "ill will"."""
+    return " ".join(fold(w) for w in _WORD.findall(text.replace("-", " ")))
 
 
 def _names_a_part(word: str) -> bool:
