@@ -149,7 +149,7 @@ class ScholarSettings(BaseSettings):
     api_query_rate: int = Field(default=10, description="Queries per client per minute.")
     api_search_rate: int = Field(default=20, description="Searches per client per minute.")
     api_read_timeout: float = Field(default=15.0, description="Seconds a client has to send a request's headers "
-                                    "and body to `scholar serve` before the connection is closed.")
+                                    "and body to `scholar serve` or `scholar chat` before the connection is closed.")
     api_keys: NameList = Field(default_factory=list, description="If set, X-API-Key must be one of these "
                                "(comma-separated or a JSON list; empty: no keys).")
     trusted_proxies: NameList = Field(

@@ -329,3 +329,47 @@ def segment_distance(a: str, b: str) -> tuple[int, int]:
     """How far apart two segments of one text are, section first: which of several passages is nearest."""
     ka, kb = segment_key(a) + (0, 0), segment_key(b) + (0, 0)
     return abs(ka[0] - kb[0]), abs(ka[1] - kb[1])
+
+
+# ---- documents outside SuttaCentral (Markdown notes, PDFs, text and table files) ------------------------------
+# They have no sutta ID and no segment numbers of their own. Their units (a paragraph, a PDF text block, a Q&A pair,
+# a table row) are numbered by their order in the document, and a citation names the document by its title with
+# the place: the page for a PDF (`Dhamma talk p. 3`, `Dhamma talk pp. 3–4`), the unit's number otherwise
+# (`Retreat notes ¶2`, `Retreat notes ¶2–3`). tools.references parses the same forms back.
+PARAGRAPH_MARK = "¶"
+
+
+def unit_id(doc_id: str, ord_: int) -> str:
+    """The segment ID of a document's unit that has none of its own: `markdown:notes.md#1a2b3c4d:3` (0-based)."""
+    return f"{doc_id}:{ord_}"
+
+
+def unit_ord(seg_id: str) -> int | None:
+    """The unit's position in its document from `unit_id`'s form, or None for a SuttaCentral segment ID."""
+    tail = seg_id.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
+
+
+def document_title(title: str) -> str:
+    """A document's title as a citation writes it: one line, without the characters that delimit citations."""
+    return " ".join(re.sub(r"[\[\];]", " ", title).split())
+
+
+def document_place(first: int, last: int, *, pages: bool) -> str:
+    """`p. 3`, `pp. 3–4` (pages, 1-based) or `¶2`, `¶2–3` (unit numbers, 1-based)."""
+    if pages:
+        return f"p. {first}" if first == last else f"pp. {first}–{last}"
+    return f"{PARAGRAPH_MARK}{first}" if first == last else f"{PARAGRAPH_MARK}{first}–{last}"
+
+
+def document_ref(title: str, ords: list[int] | tuple[int, ...], pages: list[int | None] | tuple[int | None, ...] = ()
+                 ) -> str:
+    """The citation of units `ords` (0-based) of a document: by page when every unit has one (a PDF), else by
+    unit number; the title alone when no unit is known."""
+    name = document_title(title)
+    known_pages = [p for p in pages if p is not None]
+    if known_pages and len(known_pages) == len(pages):
+        return f"{name} {document_place(min(known_pages), max(known_pages), pages=True)}"
+    if ords:
+        return f"{name} {document_place(min(ords) + 1, max(ords) + 1, pages=False)}"
+    return name

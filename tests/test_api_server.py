@@ -115,3 +115,38 @@ def test_a_client_leaving_the_stream_stops_the_model(library):
             assert stream.ended.wait(5), "Ollama was left streaming for nobody"
             assert stream.closed_at is not None and stream.closed_at - left < 3
             assert stream.sent < stream.total / 2
+
+
+def test_the_read_timeout_leaves_a_websocket_open():
+    """The chat's server has the read timeout too, and its Socket.IO connections are websockets: once a connection
+    is upgraded its request has arrived, and the timer must not close it."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from websockets.sync.client import connect
+
+    from chat.api.slow_clients import protocol_with_timeout
+
+    async def echo(ws):
+        await ws.accept()
+        while True:
+            await ws.send_text(await ws.receive_text())
+
+    port = free_port()
+    config = uvicorn.Config(Starlette(routes=[WebSocketRoute("/ws", echo)]), host="127.0.0.1", port=port,
+                            log_level="warning", ws="auto", http=protocol_with_timeout(0.3), lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        with connect(f"ws://127.0.0.1:{port}/ws", open_timeout=5) as ws:
+            time.sleep(1.0)  # three read timeouts
+            ws.send("still here")
+            assert ws.recv(timeout=5) == "still here"
+    finally:
+        server.should_exit = True
+        thread.join(10)

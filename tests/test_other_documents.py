@@ -1,8 +1,12 @@
 """Documents that are not SuttaCentral texts (Markdown notes, PDFs) flow through every path of an answer: the
-quote for an uncited draft, the citations, the side panel and the trace."""
+quote for an uncited draft, the model's own sentences cited by number and checked against them, the citations,
+the side panel, the API, the CLI and the trace."""
 
 from __future__ import annotations
 
+import re
+
+import pymupdf
 import pytest
 
 from chat.pipeline.answer import Citation
@@ -22,11 +26,28 @@ of each foot. Walking meditation in the evening follows the sitting.
 """
 
 
+TALK_PAGES = [
+    "A Dhamma talk given on the first evening of the retreat, about the perfections.",
+    "Generosity is the first of the ten perfections, and giving alms to the monastic community is its simplest "
+    "form.",
+]
+
+
+def _talk_pdf(path):
+    doc = pymupdf.open()
+    for text in TALK_PAGES:
+        doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 400), text)
+    doc.set_metadata({"title": "Dhamma talk"})
+    doc.save(path)
+    doc.close()
+
+
 @pytest.fixture(scope="module")
 def notes_library(tmp_path_factory):
     root = tmp_path_factory.mktemp("notes")
     (root / "corpus").mkdir()
     (root / "corpus" / "retreat-notes.md").write_text(NOTES, encoding="utf-8")
+    _talk_pdf(root / "corpus" / "dhamma-talk.pdf")
     settings = ScholarSettings(_env_file=None, index_dir=root / "index", corpus_paths=[root / "corpus"])
     embed = FakeEmbedding(model_name="fake-hash-64")
     ingest(settings, [root / "corpus"], embed_model=embed, progress=False)
@@ -77,7 +98,8 @@ async def test_an_uncited_draft_over_notes_leaves_the_quoted_notes_and_lists_the
     assert all(step.error is None for step in answer.trace)
     # the quoted notes are the answer's citation, as a quoted sutta would be: never "answered" with none
     [cited] = answer.citations
-    assert cited.ref == "Retreat notes" and f"[{cited.ref}]" in answer.answer and "twenty paces" in cited.excerpt
+    assert cited.ref == "Retreat notes ¶1" and f"[{cited.ref}]" in answer.answer and "twenty paces" in cited.excerpt
+    assert cited.title == "Retreat notes" and cited.sutta_id is None and cited.segment_start
     from chat.ui.sources import citation_panel
 
     assert "twenty paces" in citation_panel(notes_library, cited)
@@ -91,3 +113,124 @@ def test_the_side_panel_of_a_markdown_passage_shows_its_text(notes_library, capl
                                                    chunk_id=p.chunk_id))
     assert "twenty paces" in panel
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+# ---- the model's own sentences citing a note or a PDF by number ----------------------------------------------
+def _citing(phrase: str, sentence: str):
+    """A scripted model that cites, by the number it was shown, the evidence holding `phrase`; then follow-ups."""
+    calls: list[str] = []
+
+    def reply(messages) -> str:
+        calls.append("")
+        if len(calls) > 1:
+            return "What else do the notes say?\nWhen is it practised?"
+        shown = "\n".join(str(m.content) for m in messages)
+        number = next(n for n, line in re.findall(r"\[(\d+)\] ([^\n]*)", shown) if phrase in line)
+        return f"Thought: I can answer.\nAnswer: {sentence} [{number}]."
+    return reply
+
+
+async def _ask(library, tmp_path, question: str, reply):
+    from chat.pipeline.scholar import Scholar
+    from chat.providers.scripted import ScriptedLLM
+
+    settings = library.settings.model_copy(update={"memory_db": tmp_path / "memory.sqlite"})
+    scholar = Scholar(settings, library, ScriptedLLM(reply))
+    return await scholar.aask(question, session_id="notes-cite")
+
+
+WALKING = "Walking meditation is practised on a straight path of twenty paces"
+
+
+async def test_a_sentence_citing_a_note_by_number_stands_and_is_cited(notes_library, tmp_path):
+    answer = await _ask(notes_library, tmp_path, "How many paces is the walking meditation path?",
+                        _citing("twenty paces", WALKING))
+    assert answer.status == "answered", answer.error
+    assert f"{WALKING} [Retreat notes ¶1]." in answer.answer  # the number became the note's reference
+    assert not answer.unsupported_claims
+    [cited] = answer.citations
+    assert (cited.ref, cited.title, cited.sutta_id, cited.page) == ("Retreat notes ¶1", "Retreat notes", None, None)
+    assert "twenty paces" in cited.excerpt and cited.segment_start and cited.segment_start == cited.segment_end
+    assert answer.confidence > 0.5
+    # the trace names the note the search found
+    assert any("Retreat notes" in step.output_summary for step in answer.trace)
+
+
+async def test_a_wrong_sentence_citing_a_note_is_removed(notes_library, tmp_path):
+    wrong = "Walking meditation is practised on a circular path of fifty paces"
+    answer = await _ask(notes_library, tmp_path, "How many paces is the walking meditation path?",
+                        _citing("twenty paces", wrong))
+    assert "fifty" not in answer.answer and "circular" not in answer.answer
+    [claim] = answer.unsupported_claims
+    assert claim.verdict == "unsupported" and claim.sentence.startswith(wrong) and claim.revised_to == ""
+    assert claim.reason == "number differs: 50 vs 20" and claim.evidence_ref == "Retreat notes ¶1"  # read in the note
+
+
+async def test_a_sentence_citing_a_pdf_names_its_page(notes_library, tmp_path):
+    sentence = "Generosity is the first of the ten perfections"
+    answer = await _ask(notes_library, tmp_path, "Which perfection comes first of the ten perfections?",
+                        _citing("ten perfections", sentence))
+    assert answer.status == "answered", answer.error
+    assert f"{sentence} [Dhamma talk p. 2]." in answer.answer and not answer.unsupported_claims
+    cited = next(c for c in answer.citations if c.ref == "Dhamma talk p. 2")
+    assert cited.title == "Dhamma talk" and cited.page == 2 and "giving alms" in cited.excerpt
+
+
+async def test_a_cited_note_is_shown_by_title_and_place_in_the_chat_the_api_and_the_cli(notes_library, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from chat.api.routes import create_app
+    from chat.cli.ask import _after_stream
+    from chat.runtime import Runtime
+    from chat.ui.render import render_answer
+    from chat.ui.sources import citation_panel
+
+    answer = await _ask(notes_library, tmp_path, "How many paces is the walking meditation path?",
+                        _citing("twenty paces", WALKING))
+    [cited] = answer.citations
+    # the chat: the sources line and the side panel, with the cited unit marked in its context
+    assert "Retreat notes ¶1" in render_answer(answer)
+    panel = citation_panel(notes_library, cited)
+    assert "Retreat notes ¶1" in panel and "▶ ¶1" in panel and "twenty paces" in panel
+    # the CLI
+    shown = _after_stream(answer, answer.answer)
+    assert "[Retreat notes ¶1] Retreat notes: Walking meditation is practised" in shown
+
+    # the API
+    class Ready:
+        async def aask(self, question, *, session_id=None, mode="auto"):
+            return answer
+
+    settings = notes_library.settings.model_copy(update={"memory_db": tmp_path / "api-memory.sqlite"})
+    client = TestClient(create_app(Runtime(settings, library=notes_library, scholar=Ready())))
+    body = client.post("/api/query", json={"query": "How many paces is the walking meditation path?"}).json()
+    [out] = body["citations"]
+    assert (out["ref"], out["title"], out["sutta_id"]) == ("Retreat notes ¶1", "Retreat notes", None)
+    assert f"{WALKING} [Retreat notes ¶1]." in body["answer"]
+
+
+def test_the_side_panel_of_a_pdf_citation_marks_its_page(notes_library):
+    from chat.pipeline.checks import CitationMap, citations_of
+    from tools.retriever import search
+
+    found = search(notes_library, "generosity perfections alms", k=5, mode="bm25").passages
+    cmap = CitationMap([p for p in found if p.doc_id.startswith("pdf:")], notes_library.docstore)
+    [cited] = citations_of("Generosity comes first [Dhamma talk p. 2].", cmap)
+    assert cited.page == 2 and cited.ref == "Dhamma talk p. 2"
+    from chat.ui.sources import citation_panel
+
+    panel = citation_panel(notes_library, cited)
+    assert "▶ p\\. 2" in panel and "giving alms" in panel  # (Markdown-escaped)
+    assert not citations_of("Generosity comes first [Dhamma talk p. 9].", cmap)  # no such page: no citation
+
+
+def test_a_range_of_a_note_is_narrowed_to_the_unit_that_holds_the_claim():
+    from chat.pipeline.checks import _narrow
+    from tools.references import find_citations
+
+    text = "Walking follows the sitting [Retreat notes ¶1–3]."
+    assert _narrow(text, find_citations(text), "Retreat notes ¶2") == "Walking follows the sitting [Retreat notes ¶2]."
+    precise = "Walking follows the sitting [Retreat notes ¶1]."
+    assert _narrow(precise, find_citations(precise), "Retreat notes ¶2") == precise  # the model's choice stands
+    other = "Walking follows the sitting [Dhamma talk pp. 1–2]."
+    assert _narrow(other, find_citations(other), "Retreat notes ¶2") == other  # another document

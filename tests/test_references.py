@@ -134,3 +134,28 @@ def test_collections_named_in_words_and_in_arguments():
     assert collection_hints("in the Khandhakas") == ["Kd"]
     assert [collection_code(v) for v in ("MN", "mn", "Majjhima Nikāya", "Dhp", "kd", "Parivāra", "all", "", "XY")] == \
         ["MN", "MN", "MN", "KN", "Kd", "Pvr", None, None, None]
+
+
+def test_a_note_or_a_pdf_is_cited_by_title_and_place():
+    from indexing.vocabulary import document_ref
+    from tools.references import find_citations, parse_bracket, strip_citations
+
+    # written by the one vocabulary function, read back by the one parser
+    assert document_ref("Retreat notes", [1]) == "Retreat notes ¶2"
+    assert document_ref("Retreat notes", [1, 2]) == "Retreat notes ¶2–3"
+    assert document_ref("Dhamma talk", [4, 9], [3, 4]) == "Dhamma talk pp. 3–4"
+    assert document_ref("Notes [draft]; v2", [0]) == "Notes draft v2 ¶1"  # no citation delimiters in a title
+    refs = parse_bracket("MN 21:3.1; Retreat notes ¶2–3; Sīla, samādhi and paññā p. 4")
+    assert [(r.ok, r.sutta_id, r.document, r.place, r.by_page) for r in refs] == [
+        (True, "MN 21", None, None, False),
+        (True, None, "Retreat notes", (2, 3), False),
+        (True, None, "Sīla, samādhi and paññā", (4, 4), True),
+    ]
+    assert [r.display() for r in refs] == ["MN 21:3.1", "Retreat notes ¶2–3", "Sīla, samādhi and paññā p. 4"]
+    assert refs[2].names_document("Sila, Samadhi and Panna") and refs[2].covers(7, 4) and not refs[2].covers(7, 5)
+    assert refs[1].covers(1, None) and refs[1].covers(2, None) and not refs[1].covers(3, None)
+    text = "Walking is slow [Retreat notes ¶2]; giving comes first [Dhamma talk pp. 3-4]. A bracket [sic] stays."
+    assert [c.display() for c in find_citations(text)] == ["Retreat notes ¶2", "Dhamma talk pp. 3–4"]
+    assert strip_citations(text) == "Walking is slow; giving comes first. A bracket [sic] stays."
+    assert not parse_bracket("Retreat notes ¶3-2")[0].ok  # a place that runs backwards
+    assert not parse_bracket("Retreat notes")[0].ok  # a bare title is no reference

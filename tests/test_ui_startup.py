@@ -38,6 +38,9 @@ def chainlit_app(monkeypatch):
     for name in ("data_layer", "header_auth_callback", "password_auth_callback", "on_logout"):
         monkeypatch.setattr(cl_config.code, name, getattr(cl_config.code, name))
     monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
+    import chainlit.cli
+
+    monkeypatch.setattr(chainlit.cli, "uvicorn", chainlit.cli.uvicorn)  # start() gives it the read timeout
     return app
 
 
@@ -182,3 +185,96 @@ def test_password_guessing_is_throttled(chainlit_app, runtime):
     for i in range(FAILED_LOGINS_PER_MINUTE):
         assert _login(client, "ann", f"guess-{i}") is None
     assert _login(client, "ann", "right") is None  # over the limit: refused even when right, for a minute
+
+
+def test_chainlit_builds_its_server_through_the_uvicorn_start_replaces():
+    """`bound_slow_clients` relies on chainlit.cli.run_chainlit calling `uvicorn.Config` through its module global
+    after loading the app: a Chainlit release that builds its server otherwise must fail here, not in production."""
+    import inspect
+
+    import chainlit.cli
+
+    source = inspect.getsource(chainlit.cli.run_chainlit)
+    assert "load_module(" in source and "uvicorn.Config(" in source
+    assert source.index("load_module(") < source.index("uvicorn.Config(")
+
+
+@contextlib.contextmanager
+def _chainlit_server(app):
+    """The chat's server as Chainlit's launcher builds it (chainlit.cli.run_chainlit's own arguments), on loopback;
+    without Chainlit's lifespan, which opens a browser and ends the process (`os._exit`) at shutdown."""
+    import threading
+    import time
+
+    import chainlit.cli
+
+    from local_server import free_port
+
+    port = free_port()
+    config = chainlit.cli.uvicorn.Config(app, host="127.0.0.1", port=port, ws="auto", log_level="error",
+                                         ws_per_message_deflate=True, ssl_keyfile=None, ssl_certfile=None,
+                                         lifespan="off")
+    server = chainlit.cli.uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _cut_off_within(port: int, partial: bytes) -> float:
+    import socket
+    import time
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(partial)
+        started = time.monotonic()
+        try:
+            while sock.recv(4096):  # until the server closes the connection
+                pass
+        except (ConnectionResetError, TimeoutError):
+            pass
+        return time.monotonic() - started
+
+
+def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(chainlit_app, runtime, tmp_path):
+    """The API mounted in the chat process keeps `scholar serve`'s read timeout: a request that does not arrive
+    whole in time is cut off; a model slower than that timeout still gets to answer (the bound is the client's)."""
+    import time
+
+    import httpx
+
+    from chat.pipeline.scholar import Scholar
+    from chat.providers.scripted import ScriptedLLM
+    from chat.ui.launch import start
+
+    class SlowLLM(ScriptedLLM):
+        delay_s: float = 0.0
+
+        async def astream_chat(self, messages, **kwargs):
+            await asyncio.sleep(self.delay_s)  # thinking, without holding the server's event loop
+            return await super().astream_chat(messages, **kwargs)
+
+    settings = runtime.settings.model_copy(update={"api_read_timeout": 1.0, "memory_db": tmp_path / "memory.sqlite"})
+    llm = SlowLLM(["Thought: The passages answer this.\nAnswer: The senses are burning [1].",
+                   "What are the senses burning with?\nWho taught this?"], delay_s=2.0)
+    library = runtime.library()
+    start(settings, Runtime(settings, library=library, scholar=Scholar(settings, library, llm)))
+    with _chainlit_server(chainlit_app) as port:
+        for partial in (b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty",  # headers never finished
+                        b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        b'Content-Length: 100\r\n\r\n{"query": "bur'):  # a body that stops coming
+            assert _cut_off_within(port, partial) < 5  # closed at the read timeout, not held for the socket's 10 s
+        started = time.monotonic()
+        response = httpx.post(f"http://127.0.0.1:{port}/api/query", json={"query": "Why are the senses burning?"},
+                              timeout=30)
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        assert time.monotonic() - started > 2.0 and llm.calls >= 1
+        assert answer["status"] == "answered" and "burning" in answer["answer"], answer

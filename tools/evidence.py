@@ -18,7 +18,7 @@ import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.text import fold, tokenize
-from indexing.vocabulary import parse_uid, segment_ref, sutta_id_to_uid
+from indexing.vocabulary import document_ref, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,7 @@ class SegmentView:
     en: str
     tokens: frozenset[str]
     prefixes: frozenset[str]
+    page: int | None = None  # a PDF's page
 
 
 @dataclass
@@ -102,8 +103,14 @@ class SuttaView:
 
     @property
     def is_suttacentral(self) -> bool:
-        # Markdown notes and PDFs have no sutta ID and no segment numbers: they are named by title, never cited
+        # Markdown notes and PDFs have no sutta ID and no segment numbers: cited by title and place
         return bool(self.doc.sutta_id)
+
+    def document_ref(self, lo: int, hi: int) -> str:
+        """A Markdown note's or a PDF's segments lo..hi as a citation: `Retreat notes ¶2–3`, `Dhamma talk p. 3`."""
+        segs = self.segments[lo : hi + 1]
+        ords = [o for s in segs if (o := unit_ord(s.seg_id)) is not None]
+        return document_ref(self.doc.title or self.doc.doc_id, ords, [s.page for s in segs])
 
     @property
     def name(self) -> str:
@@ -133,7 +140,7 @@ class Window:
     @property
     def ref(self) -> str:
         if not self.sutta.is_suttacentral:
-            return self.sutta.name
+            return self.sutta.document_ref(self.lo, self.hi)
         start = segment_ref(self.seg_start) if ":" in self.seg_start else self.sutta.sutta_id
         if self.hi == self.lo:
             return start
@@ -173,6 +180,7 @@ class EvidenceIndex:
         self._cache_size = cache_size
         self._idf: dict[str, float] = {}
         self._by_sutta_id: dict[str, str] | None = None
+        self._documents: list[DocumentRecord] | None = None  # the notes and PDFs, for references by title
 
     # ---- documents -----------------------------------------------------------------------------------------
     def resolve(self, sutta_id: str) -> DocumentRecord | None:
@@ -196,6 +204,22 @@ class EvidenceIndex:
                 return self.docstore.document(doc_id)
         return None
 
+    def resolve_document(self, ref, among: set[str] | None = None) -> DocumentRecord | None:
+        """The note or PDF a reference names by title (`tools.references.CitationRef`): one of `among` (the turn's
+        documents) when given, else any in the library; the first with the cited place when titles repeat."""
+        if among is not None:
+            docs = [d for doc_id in sorted(among) if (d := self.docstore.document(doc_id)) is not None]
+        else:
+            if self._documents is None:
+                self._documents = [d for d in self.docstore.documents() if not d.sutta_id]
+            docs = self._documents
+        titled = [d for d in docs if not d.sutta_id and ref.names_document(d.title)]
+        for doc in titled:
+            view = self.sutta(doc.doc_id)
+            if view is not None and any(ref.covers(unit_ord(s.seg_id) or 0, s.page) for s in view.segments):
+                return doc
+        return titled[0] if titled else None
+
     def sutta(self, doc_id: str) -> SuttaView | None:
         if doc_id in self._suttas:
             self._suttas.move_to_end(doc_id)
@@ -215,8 +239,8 @@ class EvidenceIndex:
             if not rec.en or not rec.en.strip():
                 continue
             toks = frozenset(words(rec.en))
-            segs.append(SegmentView(rec.seg_id or f"{doc.doc_id}:{rec.ord}", rec.en, toks,
-                                    frozenset(p for p in map(_prefix, toks) if p)))
+            segs.append(SegmentView(rec.seg_id or unit_id(doc.doc_id, rec.ord), rec.en, toks,
+                                    frozenset(p for p in map(_prefix, toks) if p), rec.page))
             all_tokens |= toks
             lowercase.update(fold(w) for w in re.findall(r"(?<![\w’'])[a-zāīūṅñṭḍṇḷṁṃ][\wāīūṅñṭḍṇḷṁṃ]+", rec.en))
         if not segs:

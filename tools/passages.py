@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from indexing.models import Chunk
-from indexing.vocabulary import segment_ref
+from indexing.vocabulary import document_ref, segment_ref
 
 
 @dataclass
@@ -64,15 +64,16 @@ class Passage:
 
     @property
     def ref(self) -> str:
-        """`MN 21:3.1–3.4` for SuttaCentral, `file.pdf p. 3` for PDFs, the title otherwise."""
+        """`MN 21:3.1–3.4` for SuttaCentral, `Dhamma talk p. 3` for PDFs, the title otherwise (a chunk of a Markdown
+        note does not know its units' numbers; the evidence windows cut from it do)."""
         if self.segment_start and self.sutta_id:
             start = segment_ref(self.segment_start)
             if self.segment_end and self.segment_end != self.segment_start:
                 return f"{start}–{self.segment_end.partition(':')[2]}"
             return start
-        if self.page is not None:
-            return f"{self.title} p. {self.page}"
-        return self.sutta_id or self.title
+        if self.sutta_id:
+            return self.sutta_id
+        return document_ref(self.title, [], [self.page] if self.page is not None else [])
 
     def to_dict(self) -> dict:
         out = asdict(self)

@@ -23,6 +23,11 @@ Citations in answers are references in square brackets, several to a bracket sep
 `[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`. Inside a bracket the filters for running text do not
 apply (`[an 4.159]` is a citation). Parsing only: whether the text exists is `tools.lookup`'s question.
 
+A document outside SuttaCentral (a Markdown note, a PDF) is cited by its title and place, as
+`indexing.vocabulary.document_ref` writes it: `[Retreat notes ¶2]`, `[Retreat notes ¶2–3]`, `[Dhamma talk p. 3]`,
+`[Dhamma talk pp. 3–4]`. Which document holds that title is the question of whoever resolves the reference (the
+turn's passages, the docstore).
+
 Matching runs on folded text (diacritics stripped, lowercase) with a character map back to the original, so
 spans point into what the user typed.
 """
@@ -33,7 +38,18 @@ import re
 from dataclasses import dataclass
 
 from indexing.text import fold
-from indexing.vocabulary import BASKET_HINTS, BOOKS, COLLECTIONS, Book, find_book, find_translator, sutta_id_to_uid
+from indexing.vocabulary import (
+    BASKET_HINTS,
+    BOOKS,
+    COLLECTIONS,
+    PARAGRAPH_MARK,
+    Book,
+    document_place,
+    document_title,
+    find_book,
+    find_translator,
+    sutta_id_to_uid,
+)
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).
@@ -191,18 +207,79 @@ class CitationRef:
     seg_start: str | None = None  # local part "3.1"
     seg_end: str | None = None
     error: str | None = None  # why it does not parse
+    document: str | None = None  # a document outside SuttaCentral: its title as cited ("Retreat notes")
+    place: tuple[int, int] | None = None  # ... and its place, first and last (1-based): pages, or unit numbers
+    by_page: bool = False  # the place is pages (a PDF)
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.sutta_id is not None
+        return self.error is None and (self.sutta_id is not None or self.document is not None)
+
+    @property
+    def is_document(self) -> bool:
+        return self.document is not None
+
+    @property
+    def source(self) -> str | None:
+        """What text the reference names: the sutta ID, or a document's title as citations write it."""
+        return self.sutta_id or (document_title(self.document) if self.document is not None else None)
 
     @property
     def uid(self) -> str | None:
         return sutta_id_to_uid(self.sutta_id) if self.sutta_id else None
 
+    def names_document(self, title: str) -> bool:
+        """Whether this reference names the document with this title (as the library stores it)."""
+        return self.document is not None and same_title(self.document, title)
+
+    def covers(self, ord_: int, page: int | None) -> bool:
+        """Whether a document's unit (0-based position `ord_`, on `page`) is in the place this reference names."""
+        if self.place is None:
+            return True
+        first, last = self.place
+        if self.by_page:
+            return page is not None and first <= page <= last
+        return first <= ord_ + 1 <= last
+
+    def display(self) -> str:
+        """The reference in the form answers write it: `MN 21:3.1–3.4`, `Retreat notes ¶2–3`, `Dhamma talk p. 3`."""
+        if self.document is not None:
+            if self.place is None:
+                return document_title(self.document)
+            return f"{document_title(self.document)} {document_place(*self.place, pages=self.by_page)}"
+        if self.seg_start and self.seg_end and self.seg_end != self.seg_start:
+            return f"{self.sutta_id}:{self.seg_start}–{self.seg_end}"
+        if self.seg_start:
+            return f"{self.sutta_id}:{self.seg_start}"
+        return self.sutta_id or self.raw
+
+
+def same_title(a: str, b: str) -> bool:
+    return fold(document_title(a)) == fold(document_title(b))
+
+
+# `Retreat notes ¶2`, `Retreat notes ¶2–3`, `Dhamma talk p. 3`, `Dhamma talk pp. 3-4` (a comma before the place is
+# allowed: `Dhamma talk, p. 3`)
+_DOC_REF = re.compile(
+    rf"(?P<title>\S.*?)\s*,?\s+(?:(?P<pages>pp?\.)\s*|{PARAGRAPH_MARK}\s*)"
+    rf"(?P<first>\d{{1,5}})(?:\s*{_DASH}\s*(?P<last>\d{{1,5}}))?"
+)
+
+
+def _document_ref(raw: str) -> CitationRef | None:
+    m = _DOC_REF.fullmatch(raw)
+    if m is None:
+        return None
+    first = int(m.group("first"))
+    last = int(m.group("last") or first)
+    if last < first:
+        return CitationRef(raw=raw, error="place runs backwards")
+    return CitationRef(raw=raw, document=m.group("title").strip(), place=(first, last),
+                       by_page=m.group("pages") is not None)
+
 
 def parse_ref(text: str) -> CitationRef:
-    """One citation (`MN 21:3.1–3.4`, `Bu Pj 2:1.1.1`); the whole text must be the reference."""
+    """One citation (`MN 21:3.1–3.4`, `Bu Pj 2:1.1.1`, `Retreat notes ¶2`); the whole text must be the reference."""
     raw = text.strip().rstrip(".,")
     folded, where = _folded_with_map(raw)
     for book, pattern in [*_CITED, *_SHORT]:
@@ -210,7 +287,7 @@ def parse_ref(text: str) -> CitationRef:
         if m:
             ref = _reference(book, m, 0, len(raw), raw)
             return CitationRef(raw=raw, sutta_id=ref.sutta_id, seg_start=ref.seg_start, seg_end=ref.seg_end)
-    return CitationRef(raw=raw, error="does not parse")
+    return _document_ref(raw) or CitationRef(raw=raw, error="does not parse")
 
 
 def _prefix_words() -> str:
@@ -238,9 +315,14 @@ def looks_like_citation(inner: str) -> bool:
 
 def parse_bracket(inner: str) -> list[CitationRef]:
     refs = []
-    for part in re.split(r"[;,]|\band\b", inner):
-        if part.strip():
-            refs.append(parse_ref(part))
+    for whole in inner.split(";"):
+        # a document's title may hold a comma or an "and": its reference is taken whole before the split
+        if (doc := _document_ref(whole.strip().rstrip(".,"))) is not None and not find_references(whole):
+            refs.append(doc)
+            continue
+        for part in re.split(r",|\band\b", whole):
+            if part.strip():
+                refs.append(parse_ref(part))
     return refs
 
 

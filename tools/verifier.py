@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from indexing.text import fold, tokenize
-from indexing.vocabulary import parse_uid
+from indexing.vocabulary import parse_uid, unit_ord
 from tools.citations import Sentence, split_sentences
 from tools.claim_checks import name_check, names, negation_check, number_check, numbers
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
@@ -354,7 +354,7 @@ class ClaimVerifier:
                      if not any(self._check_part(p, [v]).supported for p in held)}
         out = []
         for ref in refs:
-            doc = self.index.resolve(ref.sutta_id) if ref.ok and ref.sutta_id else None
+            doc = self._document_of(ref, None) if ref.ok else None
             if doc is not None and doc.doc_id in idle_docs:
                 out.append(ref.raw)
         return out
@@ -387,16 +387,22 @@ class ClaimVerifier:
         views: dict[str, SuttaView] = {}
         bad: list[str] = []
         for ref in refs:
-            if not ref.ok or ref.sutta_id is None:
+            if not ref.ok:
                 bad.append(f"{ref.raw} (does not parse)")
                 continue
-            doc = self.index.resolve(ref.sutta_id)
+            doc = self._document_of(ref, retrieved)
             view = self.index.sutta(doc.doc_id) if doc is not None else None
             if doc is None or view is None:
-                bad.append(f"{ref.raw} (no such sutta)")
+                bad.append(f"{ref.raw} (no such {'document' if ref.is_document else 'sutta'})")
                 continue
             if retrieved is not None and doc.doc_id not in retrieved:
                 bad.append(f"{ref.raw} (not retrieved in this turn)")
+                continue
+            if ref.is_document:  # a note or a PDF: its place must exist; the claim is looked for in all of it
+                if not any(ref.covers(unit_ord(s.seg_id) or 0, s.page) for s in view.segments):
+                    bad.append(f"{ref.raw} (no such place in {view.name})")
+                    continue
+                views[doc.doc_id] = view
                 continue
             # A segment outside the retrieved chunk is fine (lookups show whole suttas) as long as it exists.
             missing = [s for s in (ref.seg_start, ref.seg_end) if s and not segment_exists(view, s)]
@@ -410,6 +416,13 @@ class ClaimVerifier:
                 if alt is not None:
                     views[other] = alt
         return list(views.values()), bad
+
+    def _document_of(self, ref: CitationRef, retrieved: set[str] | None):
+        """The document a parsed reference names: a sutta by its ID, a note or a PDF by its title (among the turn's
+        documents when they are known)."""
+        if ref.is_document:
+            return self.index.resolve_document(ref, retrieved)
+        return self.index.resolve(ref.sutta_id) if ref.sutta_id else None
 
     def _check_part(self, text: str, views: list[SuttaView], strict: bool = False) -> PartResult:
         tokens = claim_tokens(text)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexing.vocabulary import segment_key, segment_ref
+from indexing.vocabulary import document_ref, document_title, segment_key, segment_ref, unit_ord
 from tools.evidence import EvidenceIndex, SuttaView, words
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ class EvidenceWindow:
     score: float
     focus: str  # the segment that scored best; the window was widened around it
     also: tuple[str, ...] = ()  # references of the same stock text in other suttas (deduplicated at search)
+    pages: tuple[int | None, ...] = ()  # a PDF's page of each segment
 
     @property
     def text(self) -> str:
@@ -78,9 +79,15 @@ class EvidenceWindow:
         return self.doc_id == other.doc_id and bool(set(self.seg_ids) & set(other.seg_ids))
 
     @property
+    def source(self) -> str:
+        """The text this window is of: its sutta ID, or a note's or PDF's title as citations write it."""
+        return self.sutta_id or document_title(self.title or self.doc_id)
+
+    @property
     def ref(self) -> str:
-        if not self.sutta_id:  # a Markdown note or a PDF: no segment numbers, named by its title
-            return self.title or self.doc_id
+        if not self.sutta_id:  # a Markdown note or a PDF: its title and place, `Retreat notes ¶2`, `Talk p. 3`
+            ords = [o for s in self.seg_ids if (o := unit_ord(s)) is not None]
+            return document_ref(self.title or self.doc_id, ords, self.pages or [None] * len(self.seg_ids))
         start = segment_ref(self.seg_ids[0])
         if len(self.seg_ids) == 1:
             return start
@@ -265,7 +272,7 @@ def _dense_scorer(library, question: str):
 def make_window(view: SuttaView, lo: int, hi: int, score: float = 0.0) -> EvidenceWindow:
     segs = view.segments[lo : hi + 1]
     return EvidenceWindow(view.doc.doc_id, view.doc.sutta_id or "", view.doc.title, tuple(s.seg_id for s in segs),
-                          tuple(s.en for s in segs), score, segs[0].seg_id)
+                          tuple(s.en for s in segs), score, segs[0].seg_id, pages=tuple(s.page for s in segs))
 
 
 def opening(index: EvidenceIndex, doc_id: str) -> EvidenceWindow | None:

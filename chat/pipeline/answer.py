@@ -41,8 +41,8 @@ def renderings(passage: Passage, docstore=None, start: str | None = None, end: s
 
 
 class Citation(BaseModel):
-    ref: str  # as cited in the text: "MN 21:20.1"
-    sutta_id: str | None
+    ref: str  # as cited in the text: "MN 21:20.1"; a note or a PDF by title and place: "Retreat notes ¶2", "Talk p. 3"
+    sutta_id: str | None  # None for a note or a PDF
     title: str = ""
     excerpt: str = ""
     pali: str = ""
@@ -52,6 +52,7 @@ class Citation(BaseModel):
     segment_end: str | None = None
     translator: str = ""  # whose English the excerpt is: `sujato`
     alternatives: list[Rendering] = Field(default_factory=list)  # the passage in the library's other translations
+    page: int | None = None  # a PDF's page (the first, for a range of pages)
 
 
 class ClaimVerdict(BaseModel):
@@ -124,7 +125,7 @@ def passages_as_citations(passages: list[Passage], limit: int = 5) -> list[Citat
         Citation(ref=p.ref, sutta_id=p.sutta_id, title=p.title, excerpt=clip(p.text, 400), pali=clip(p.pali, 300),
                  score=round(p.scores.get("final", p.scores.get("fused", 0.0)), 4), chunk_id=p.chunk_id,
                  segment_start=p.segment_start, segment_end=p.segment_end, translator=p.translator,
-                 alternatives=renderings(p))
+                 alternatives=renderings(p), page=p.page)
         for p in passages[:limit]
     ]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict, renderings
 from indexing.stores.docstore import DocStore
-from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid
+from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid, unit_id
 from tools.citations import split_sentences
 from tools.passages import Passage, clip
 from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
@@ -41,6 +41,8 @@ class CitationMap:
         return list(dict.fromkeys(p.sutta_id for p in self.passages if p.sutta_id))
 
     def _candidates(self, ref: CitationRef) -> list[Passage]:
+        if ref.is_document:  # a Markdown note or a PDF, by its title
+            return [p for p in self.passages if not p.sutta_id and ref.names_document(p.title)]
         if not ref.sutta_id:
             return []
         hits = self._by_sutta.get(ref.sutta_id.lower(), [])
@@ -57,6 +59,8 @@ class CitationMap:
         candidates = self._candidates(ref)
         if not candidates:
             return None
+        if ref.is_document:
+            return self._document_passage(ref, candidates)
         seg = ref.seg_start
         if not seg:
             return max(candidates, key=lambda p: p.scores.get("final", 0.0))
@@ -72,7 +76,25 @@ class CitationMap:
             return None
         return min(candidates, key=lambda p: segment_distance(p.segment_start or "", seg))
 
+    def _document_passage(self, ref: CitationRef, candidates: list[Passage]) -> Passage | None:
+        """The passage of a document holding the cited place (a chunk is its units' texts joined), else its best
+        passage; None when no document of that title has the place."""
+        ranked = sorted(candidates, key=lambda p: -p.scores.get("final", 0.0))
+        for doc_id in dict.fromkeys(p.doc_id for p in ranked):
+            units = self.units(doc_id, ref)
+            if not units:
+                continue
+            mine = [p for p in ranked if p.doc_id == doc_id]
+            return next((p for p in mine if any(u.en.strip() and u.en.strip() in p.text for u in units)), mine[0])
+        return None
+
+    def units(self, doc_id: str, ref: CitationRef):
+        """The units of a document at the place a reference names (all of them for a bare title)."""
+        return [s for s in self.docstore.segments(doc_id) if s.en and ref.covers(s.ord, s.page)]
+
     def citation(self, ref: CitationRef, passage: Passage) -> Citation:
+        if ref.is_document:
+            return self._document_citation(ref, passage)
         excerpt, pali = passage.text, passage.pali
         if ref.seg_start:
             segs = self._segments(passage.doc_id, ref.seg_start, ref.seg_end or ref.seg_start)
@@ -96,6 +118,20 @@ class CitationMap:
             alternatives=renderings(passage, self.docstore, start, end),
         )
 
+    def _document_citation(self, ref: CitationRef, passage: Passage) -> Citation:
+        """A note's or a PDF's place: its units' text (a page's blocks: the cited passage when it is on that page),
+        the first and last unit as segment IDs (the side panel marks them), the page."""
+        units = self.units(passage.doc_id, ref) if ref.place else []
+        excerpt = " ".join(u.en.strip() for u in units[:6]) or passage.text
+        if ref.by_page and passage.page is not None and ref.covers(0, passage.page):
+            excerpt = passage.text
+        start = unit_id(passage.doc_id, units[0].ord) if units else None
+        end = unit_id(passage.doc_id, units[-1].ord) if units else None
+        page = units[0].page if units else passage.page
+        return Citation(ref=ref.display(), sutta_id=None, title=passage.title, excerpt=clip(excerpt, 500),
+                        score=round(passage.scores.get("final", passage.scores.get("fused", 0.0)), 4),
+                        chunk_id=passage.chunk_id, segment_start=start, segment_end=end, page=page)
+
     def _segments(self, doc_id: str, start: str, end: str):
         lo, hi = segment_key(f"{doc_id}:{start}"), segment_key(f"{doc_id}:{end}")
         return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_key(s.seg_id) <= hi][:6]
@@ -112,7 +148,7 @@ def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
         keep = []
         for ref in parse_bracket(inner):
             if ref.ok and cmap.passage_for(ref) is not None:
-                keep.append(_display(ref))
+                keep.append(ref.display())
             else:
                 dropped.append(ref.raw)
         return f"[{'; '.join(keep)}]" if keep else ""
@@ -120,14 +156,6 @@ def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
     out = BRACKET.sub(fix, text)
     out = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
     return out, dropped
-
-
-def _display(ref: CitationRef) -> str:
-    if ref.seg_start and ref.seg_end and ref.seg_end != ref.seg_start:
-        return f"{ref.sutta_id}:{ref.seg_start}–{ref.seg_end}"
-    if ref.seg_start:
-        return f"{ref.sutta_id}:{ref.seg_start}"
-    return ref.sutta_id or ref.raw
 
 
 # ---- verification-driven edits -----------------------------------------------------------------------------
@@ -275,7 +303,7 @@ def _repoint(sentence, idle: list[str]) -> str:
     held = [r for r in sentence.citations if r.raw not in idle_set and r.ok]
     if not held:
         return ""
-    return f"The same is found in {' and '.join(f'[{_display(r)}]' for r in held)}."
+    return f"The same is found in {' and '.join(f'[{r.display()}]' for r in held)}."
 
 
 def drop_refs(sentence_text: str, refs: set[str]) -> str:
@@ -310,9 +338,13 @@ def _replace_sentence(text: str, old: str, new: str) -> str:
 
 def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> str:
     ev = find_citations(f"[{evidence_ref}]")
-    if not ev or not ev[0].ok or not ev[0].seg_start:
+    if not ev or not ev[0].ok:
         return sentence_text
     e = ev[0]
+    if e.is_document:
+        return _narrow_document(sentence_text, refs, e) if e.place else sentence_text
+    if not e.seg_start:
+        return sentence_text
     assert e.sutta_id is not None  # ok
     for ref in refs:
         if not ref.ok or ref.sutta_id != e.sutta_id:
@@ -325,7 +357,21 @@ def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> s
             lo, hi = segment_key(f"{uid}:{ref.seg_start}"), segment_key(f"{uid}:{ref.seg_end}")
             if not lo <= segment_key(f"{uid}:{e.seg_start}") <= hi:
                 continue
-        return sentence_text.replace(ref.raw, _display(e), 1)
+        return sentence_text.replace(ref.raw, e.display(), 1)
+    return sentence_text
+
+
+def _narrow_document(sentence_text: str, refs: list[CitationRef], e: CitationRef) -> str:
+    """A note's or a PDF's place narrowed as a sutta's range is: to the units (or page) that hold the claim."""
+    assert e.place is not None and e.document is not None
+    for ref in refs:
+        if not ref.is_document or not ref.names_document(e.document):
+            continue
+        if ref.place is not None:
+            if ref.by_page != e.by_page or ref.place[0] == ref.place[1] or \
+                    not ref.place[0] <= e.place[0] <= ref.place[1]:
+                continue  # already precise, or the support lies outside the cited place: the model's choice stands
+        return sentence_text.replace(ref.raw, e.display(), 1)
     return sentence_text
 
 
@@ -334,7 +380,7 @@ def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
     for ref in find_citations(text):
         if not ref.ok:
             continue
-        key = _display(ref)
+        key = ref.display()
         if key in out:
             continue
         passage = cmap.passage_for(ref)
@@ -351,17 +397,8 @@ def window_citations(docstore: DocStore, windows: list[EvidenceWindow]) -> list[
         pali = " ".join(seg.pali.strip() for seg_id in w.seg_ids if (seg := docstore.segment(seg_id)) and seg.pali)
         out.append(Citation(ref=w.ref, sutta_id=w.sutta_id or None, title=w.title, excerpt=clip(w.text, 500),
                             pali=clip(pali, 500), score=round(w.score, 4), segment_start=w.seg_ids[0],
-                            segment_end=w.seg_ids[-1]))
+                            segment_end=w.seg_ids[-1], page=next((p for p in w.pages if p is not None), None)))
     return out
-
-
-def quoted_without_reference(docstore: DocStore, windows: list[EvidenceWindow], text: str,
-                             cited: list[Citation]) -> list[Citation]:
-    """Notes and PDFs quoted in `text` (the key lines): named by title, as no reference the parser reads stands for
-    them, so `citations_of` cannot find them; without this an answer quoting only them had no citation at all."""
-    have = {c.ref for c in cited}
-    return [c for c in window_citations(docstore, [w for w in windows if not w.sutta_id])
-            if c.ref not in have and f"[{c.ref}]" in text]
 
 
 def recorder_passages(recorder: TurnRecorder) -> list[Passage]:

@@ -61,13 +61,15 @@ def tidy_draft(text: str) -> str:
 
 
 def without_asides(text: str, question: str, main_texts: set[str]) -> str:
-    """The draft without sentences that cite only texts other than the ones quoted first and share no word with
+    """`main_texts` are sutta IDs and documents' titles (`source` of a reference and of an evidence window).
+
+    The draft without sentences that cite only texts other than the ones quoted first and share no word with
     the question: true of their passage, but not an answer ("those ascetics emerged from the Nerañjarā river",
     asked where an extinguished fire goes). A sentence about the main texts may explain in their own words."""
     asked = set(question_words(question))
 
     def fault(_: int, s: Sentence) -> str | None:
-        cited = {c.sutta_id for c in s.citations if c.sutta_id}
+        cited = {c.source for c in s.citations if c.source}
         if not cited or cited & main_texts or any(matches_any(w, asked) for w in claim_tokens(s.plain)):
             return None
         return "an aside"
@@ -82,9 +84,9 @@ def keeping_to_main_texts(text: str, main_texts: set[str]) -> str:
     swimming"); a sentence citing only the other text is still judged on its own."""
     out = text
     for s in split_sentences(text):
-        cited = {c.sutta_id for c in s.citations if c.sutta_id}
+        cited = {c.source for c in s.citations if c.source}
         if cited & main_texts and cited - main_texts:
-            others = {c.raw for c in s.citations if c.sutta_id and c.sutta_id not in main_texts}
+            others = {c.raw for c in s.citations if c.source and c.source not in main_texts}
             out = out.replace(s.text, drop_refs(s.text, others), 1)
     return out
 

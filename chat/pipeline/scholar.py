@@ -341,7 +341,7 @@ class Scholar:
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
         if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
-            main = {w.sutta_id for w in lead if w.sutta_id}
+            main = {w.source for w in lead}
             text = keeping_to_main_texts(without_asides(tidy_draft(text), turn.question, main), main)
         text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
         checked = await asyncio.to_thread(checks.check_sentences, text, verify)
@@ -353,7 +353,6 @@ class Scholar:
         else:
             return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=checked.unsupported)
         citations = checks.citations_of(final, cmap)
-        citations += checks.quoted_without_reference(self.library.docstore, lead, final, citations)
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
         turn.explained = body
         log.debug("%d citations added, %d narrowed, %d dropped", added, checked.narrowed, len(dropped))

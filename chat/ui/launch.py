@@ -86,7 +86,19 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     mount_file_route(server_app, storage, settings.resolved_chat_db)
     mount_api(server_app, runtime)
     restrict_origins(server_app, settings.chat_allowed_origins)
+    bound_slow_clients(settings.api_read_timeout)
     return runtime
+
+
+def bound_slow_clients(seconds: float) -> None:
+    """`scholar serve`'s read timeout for the chat's server, and so for the API mounted in it: a request must arrive
+    whole within `seconds` (chat.api.slow_clients). Chainlit's launcher builds the server's uvicorn.Config after
+    loading the app, that is after this runs; it is given a `uvicorn` whose Config carries the timeout."""
+    import chainlit.cli
+
+    from chat.api.slow_clients import ReadTimeoutUvicorn
+
+    chainlit.cli.uvicorn = ReadTimeoutUvicorn(seconds)  # type: ignore[assignment]
 
 
 def restrict_origins(server_app, extra: list[str]) -> None:

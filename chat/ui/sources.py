@@ -10,7 +10,7 @@ import logging
 
 from chat.pipeline.answer import Citation
 from chat.ui.render import passage_markdown
-from indexing.vocabulary import segment_ref
+from indexing.vocabulary import document_place, segment_ref, unit_id
 from tools.expander import expand
 from tools.passages import Passage
 
@@ -44,7 +44,8 @@ def _panel(library, citation: Citation) -> str:
         return passage_markdown(citation, title=doc.title if doc else citation.title,
                                 collection=doc.collection if doc else "", rows=[])
 
-    position = {s.seg_id: i for i, s in enumerate(segments) if s.seg_id}
+    # a note's or a PDF's units have no segment IDs: they go by position, as citations of them do
+    position = {s.seg_id or unit_id(doc_id, s.ord): i for i, s in enumerate(segments)}
     cited_lo = position.get(citation.segment_start or (chunk.segment_start if chunk else None) or "")
     cited_hi = position.get(citation.segment_end or citation.segment_start or "")
     if cited_lo is None and chunk is not None:
@@ -67,7 +68,7 @@ def _panel(library, citation: Citation) -> str:
         s = segments[i]
         if not (s.en or s.pali):
             continue
-        ref = segment_ref(s.seg_id) if s.seg_id else (f"p. {s.page}" if s.page is not None else "")
+        ref = segment_ref(s.seg_id) if s.seg_id else _unit_label(s)
         rows.append((ref, s.en, s.pali, cited_lo <= i <= cited_hi))
     note = f"Context: {rows[0][0]} to {rows[-1][0]}; the cited lines are marked ▶." if rows else ""
     return passage_markdown(citation, title=doc.title if doc else citation.title,
@@ -83,6 +84,13 @@ def _window(library, chunk, position: dict[str, int]) -> tuple[int | None, int |
         return None, None
     block = blocks[0]
     return position.get(block.segment_start or ""), position.get(block.segment_end or "")
+
+
+def _unit_label(segment) -> str:
+    """A PDF's block by its page (`p. 2`), a note's unit by its number (`¶3`): as citations name them."""
+    if segment.page is not None:
+        return document_place(segment.page, segment.page, pages=True)
+    return document_place(segment.ord + 1, segment.ord + 1, pages=False)
 
 
 def _collection(doc) -> str:
