@@ -180,7 +180,7 @@ async def test_a_cited_note_is_shown_by_title_and_place_in_the_chat_the_api_and_
     from fastapi.testclient import TestClient
 
     from chat.api.routes import create_app
-    from chat.cli.ask import _after_stream
+    from chat.cli.ask import _checked
     from chat.runtime import Runtime
     from chat.ui.render import render_answer
     from chat.ui.sources import citation_panel
@@ -193,7 +193,7 @@ async def test_a_cited_note_is_shown_by_title_and_place_in_the_chat_the_api_and_
     panel = citation_panel(notes_library, cited)
     assert "Retreat notes ¶1" in panel and "▶ ¶1" in panel and "twenty paces" in panel
     # the CLI
-    shown = _after_stream(answer, answer.answer)
+    shown = _checked(answer, answer.answer)
     assert "[Retreat notes ¶1] Retreat notes: Walking meditation is practised" in shown
 
     # the API
