@@ -221,9 +221,9 @@ class NameMatcher:
 
     @staticmethod
     def _prefixed(ordered: list[str], prefix: str) -> list[str]:
-        lo = bisect.bisect_left(ordered, prefix)
         out = []
-        for w in ordered[lo:]:
+        for i in range(bisect.bisect_left(ordered, prefix), len(ordered)):  # by index: a slice would copy the tail
+            w = ordered[i]
             if not w.startswith(prefix):
                 break
             out.append(w)
