@@ -286,6 +286,17 @@ def _names_files() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
     en = {"sn1.1:0.1": "Linked Discourses 1.1 ", "sn1.1:0.2": "1. A Reed ", "sn1.1:0.3": "Crossing the Flood ",
           "sn1.1:1.1": "Good sir, how did you cross the flood? By not halting and not straining I crossed the flood. "}
     files["sutta/sn/sn1/sn1.1"] = (en, {k: f"oghataraṇa {k} " for k in en})
+
+    # a text named "The Ganges", and an abbreviated series whose title holds more of a reader's "River Ganges"
+    en = {"sn15.8:0.1": "Linked Discourses 15.8 ", "sn15.8:0.2": "1. Grass and Sticks ", "sn15.8:0.3": "The Ganges ",
+          "sn15.8:1.1": "There have been more eons than the grains of sand between the source of the Ganges and the "
+                        "ocean. "}
+    files["sutta/sn/sn15/sn15.8"] = (en, {k: f"gaṅgā {k} " for k in en})
+    en = {"sn46.77-88:0.1": "Linked Discourses 46.77–88 ", "sn46.77-88:0.2": "8. Abbreviated Texts on the Ganges ",
+          "sn46.77-88:0.3": "The Ganges River, Etc. ",
+          "sn46.77-88:1.1": "The Ganges river slants, slopes, and inclines to the east. In the same way a mendicant "
+                            "who develops the awakening factors slants, slopes, and inclines to extinguishment. "}
+    files["sutta/sn/sn46/sn46.77-88"] = (en, {k: f"gaṅgānadī {k} " for k in en})
     return files
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from tools.aliases import distinctive
-from tools.names import resolve_name
+from tools.names import is_series, resolve_name
 from tools.query import analyse_query
 
 from helpers_tools import open_names_library
@@ -52,6 +52,17 @@ def test_other_translation_title_through_a_bridge(lib):
 def test_description_matches_a_card(lib):
     sid, how = _first(lib, "Dog on a Leash")
     assert sid == "SN 22.99" and how in ("fuzzy title", "semantic card", "nickname")
+
+
+def test_a_loose_name_never_offers_an_abbreviated_series(lib):
+    # "The Ganges River, Etc." (SN 46.77-88) holds more of the name's words than "The Ganges" (SN 15.8), but it is a
+    # run of repeated texts that no reader's name in the tables points at; its exact title still resolves to it
+    res = resolve_name(lib, "The River Ganges")
+    assert res.candidates and res.candidates[0].sutta_id == "SN 15.8"
+    assert all(c.sutta_id != "SN 46.77-88" for c in res.candidates)
+    assert _first(lib, "The Ganges River, Etc.") == ("SN 46.77-88", "exact title")
+    assert is_series("SN 46.77-88") and is_series("Bi Pj 1-4")
+    assert not is_series("SN 15.8") and not is_series("Dhp 1-20")
 
 
 @pytest.mark.parametrize("phrase", ["the first discourse", "the simile", "the discourse on", "the Buddha's teaching",

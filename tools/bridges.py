@@ -107,9 +107,11 @@ class PaliVocabulary:
     def forms(self, word: str) -> list[str]:
         """Vocabulary words that are `word` or an inflection of its stem."""
         stem = _pali_stem(word)
-        lo = bisect.bisect_left(self.words, stem)
+        words = self.words
         out = []
-        for w in self.words[lo:]:
+        # by index: slicing `words[lo:]` would copy the rest of a 76,000-word vocabulary on every call
+        for i in range(bisect.bisect_left(words, stem), len(words)):
+            w = words[i]
             if not w.startswith(stem):
                 break
             if len(w) - len(stem) <= PALI_MAX_SUFFIX and (w == word or len(w) >= PALI_MIN_LEN):

@@ -14,6 +14,11 @@ whole name (not a question: that is search's job) is matched four ways, each say
   weighted by how rare each word is among titles;
 - semantic card — the name against the sutta cards (title, names, blurb, first lines), densely and by BM25.
 
+A loose way never offers an abbreviated series — a SuttaCentral text whose uid is itself a range of suttas
+(`sn46.77-88` "The Ganges River, Etc.", `an1.142-149`): it is a run of repetitions, each a text of its own, and no
+reader's name in the tables (694 other translations' titles, 86 nicknames) points at one. Its exact title still
+resolves to it.
+
 Generic words never make a match: a name must keep a distinctive word once "the", "discourse", "simile",
 "Buddha's", ordinals and the like are set aside (see `tools.aliases.distinctive`), so "the first discourse" or
 "the Buddha's last words" resolve to nothing.
@@ -149,7 +154,7 @@ class NameMatcher:
             ways.append(self._pali(pali_words, text, named))
         ways.append(self._fuzzy_title(text))
         ways.append(self._semantic(text, embed))
-        ranked = _combine(ways)
+        ranked = _combine([[c for c in way if not is_series(c.sutta_id)] for way in ways])
         if not ranked:
             return AliasResolution(text)
         return AliasResolution(text, [AliasMatch(text, 0, len(words), ranked[0].score, ranked)])
@@ -221,9 +226,9 @@ class NameMatcher:
 
     @staticmethod
     def _prefixed(ordered: list[str], prefix: str) -> list[str]:
-        lo = bisect.bisect_left(ordered, prefix)
         out = []
-        for w in ordered[lo:]:
+        for i in range(bisect.bisect_left(ordered, prefix), len(ordered)):  # by index: a slice would copy the tail
+            w = ordered[i]
             if not w.startswith(prefix):
                 break
             out.append(w)
@@ -308,12 +313,16 @@ class NameMatcher:
                                            "fuzzy title"))
         return out
 
+    def _texts(self, hits: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+        """The first `k` card hits that are texts of their own, not abbreviated series: ranked among themselves."""
+        return [h for h in hits if not is_series(self.sutta_of.get(h[0], h[0]))][:k]
+
     def _semantic(self, text: str, embed: Embed | None) -> list[AliasCandidate]:
         """The cards most like the name. Dense: the best card counts in proportion to how far it stands above
         the next (a name that fits many texts equally singles out none); BM25 over the cards by rank."""
         scores: dict[str, float] = {}
         weights = self._query_tokens(text)
-        for rank, (doc, _) in enumerate(self.cards.search_bm25(weights, k=5) if weights else []):
+        for rank, (doc, _) in enumerate(self._texts(self.cards.search_bm25(weights, k=10) if weights else [], 5)):
             scores[doc] = scores.get(doc, 0.0) + 40.0 / (1 + rank)
         if embed is not None and (self.cards.matrix is not None or self.cards.name_matrix is not None):
             try:
@@ -322,8 +331,8 @@ class NameMatcher:
                 log.warning("semantic name matching without vectors: %s", exc)
                 vector = None
             # a name is compared with names first (title with title), then with whole cards
-            for hits, top_weight in ((self.cards.search_names(vector, k=3), 60.0),
-                                     (self.cards.search_dense(vector, k=3), 30.0)):
+            for hits, top_weight in ((self._texts(self.cards.search_names(vector, k=8), 3), 60.0),
+                                     (self._texts(self.cards.search_dense(vector, k=8), 3), 30.0)):
                 if len(hits) < 2:
                     continue
                 gap = hits[0][1] - hits[1][1]
@@ -332,6 +341,15 @@ class NameMatcher:
                     scores[doc] = scores.get(doc, 0.0) + top_weight / 3 / rank
         return [self._candidate(self.sutta_of.get(doc, doc), doc, text, min(SEMANTIC_CEILING, score), "semantic card")
                 for doc, score in scores.items()]
+
+
+_SERIES = re.compile(r"\d-\d")
+
+
+def is_series(sutta_id: str) -> bool:
+    """Whether a text is an abbreviated series (`SN 46.77-88`, `AN 1.142-149`, `Bi Pj 1-4`): its uid is a range.
+    (A Dhammapada range is a group of verses, a text of its own.)"""
+    return bool(_SERIES.search(sutta_id)) and not sutta_id.startswith("Dhp")
 
 
 _QUESTION_START = frozenset({
