@@ -30,6 +30,18 @@ async def test_history_in_prompt_is_short(tmp_path):
     assert all(len(m.content) < 600 for m in history)
 
 
+async def test_history_shows_what_an_answer_said_not_the_passages_it_quoted_first(tmp_path):
+    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    quoted = "The texts I have say this:\n> “" + "Mendicants, all is burning. " * 30 + "” [SN 35.28:1.3]"
+    await mem.add_turn("Q1", quoted + "\n\nThe eye is burning with greed [SN 35.28:1.4].", cited_refs=[],
+                       search_query="", status="answered", said="The eye is burning with greed [SN 35.28:1.4].")
+    await mem.add_turn("Q2", "I don't find this in the texts I have.", cited_refs=[], search_query="",
+                       status="abstained")
+    history = await SessionMemory(tmp_path / "m.sqlite", "s1").history_for_prompt()
+    assert [m.content for m in history] == ["Q1", "The eye is burning with greed [SN 35.28:1.4].", "Q2",
+                                            "I don't find this in the texts I have."]
+
+
 async def test_right_after_that_across_a_restart(base, tmp_path):
     settings_extra = {"memory_db": tmp_path / "chat.sqlite"}
     scholar, _ = scholar_for(base, [FIRST, FOLLOW], **settings_extra)

@@ -82,7 +82,9 @@ class SessionMemory:
         recent = messages[-2 * HISTORY_TURNS:]
         out = []
         for m in recent:
-            text = m.content or ""
+            # what the answer said in the model's own checked words, not the passages it quoted first: the next
+            # turn shows the model its own evidence, and a quote that filled the budget told it nothing of the answer
+            text = (m.additional_kwargs or {}).get("said") or m.content or ""
             if m.role == MessageRole.ASSISTANT and len(text) > ANSWER_CHARS_IN_PROMPT:
                 text = text[:ANSWER_CHARS_IN_PROMPT].rsplit(" ", 1)[0] + " …"
             out.append(ChatMessage(role=m.role, content=text))
@@ -90,10 +92,13 @@ class SessionMemory:
 
     async def add_turn(self, question: str, answer: str, *, cited_refs: list[str], search_query: str,
                        status: str, cited_suttas: list[str] | None = None, subject_suttas: list[str] | None = None,
-                       people: list[str] | None = None) -> None:
+                       people: list[str] | None = None, said: str | None = None) -> None:
+        """`said`: the answer's own words without the quoted key lines, when it has any (what later prompts show)."""
         state = {"cited_refs": cited_refs, "search_query": search_query, "status": status,
                  "cited_suttas": list(cited_suttas or []), "subject_suttas": list(subject_suttas or []),
                  "people": list(people or [])}
+        if said:
+            state["said"] = said
         await self.memory.aput_messages([
             ChatMessage(role=MessageRole.USER, content=question),
             ChatMessage(role=MessageRole.ASSISTANT, content=answer, additional_kwargs=state),

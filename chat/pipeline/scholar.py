@@ -469,7 +469,8 @@ class Scholar:
         try:
             await memory.add_turn(turn.question, answer.answer, cited_refs=[c.ref for c in answer.citations],
                                   search_query=plan.search_query, status=answer.status, cited_suttas=cited,
-                                  subject_suttas=subject_of(plan, cited), people=people_in(answer.answer))
+                                  subject_suttas=subject_of(plan, cited), people=people_in(answer.answer),
+                                  said=turn.explained if answer.status == "answered" else None)
         except Exception as exc:  # losing one turn of memory must not lose the answer
             log.warning("could not save the turn to memory: %s", exc)
 
