@@ -86,7 +86,7 @@ def test_mode_detection_and_override():
     assert choose_mode("study notes on jhana", "qa") == "qa"
 
 
-def test_right_after_that_expands_after_the_last_cited_passage(make_plan):
+def test_right_after_that_expands_after_the_passage_cited(make_plan):
     prev = PreviousTurn("What is the simile of the saw?", "…", cited_refs=["MN 21:20.1", "MN 21:20.2"],
                         search_query="simile of the saw")
     plan = make_plan("And what comes right after that?", previous=prev)
@@ -100,9 +100,12 @@ def test_reading_on_starts_after_the_furthest_line_the_text_was_cited_to(make_pl
     prev = PreviousTurn("What does MN 10 say?", "…", cited_refs=["MN 10:1.1–3.1", "MN 10:1.1"])
     assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["ref"] == "MN 10:1.1–3.1"
     assert make_plan("What comes before that?", previous=prev).steps[0].kwargs["ref"] == "MN 10:1.1–3.1"
-    # only the last-cited text counts: an earlier text cited further along is not where the reader was
-    prev = PreviousTurn("…", "…", cited_refs=["MN 21:20.5", "MN 10:1.1", "MN 10:2.1"])
-    assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["ref"] == "MN 10:2.1"
+    # only the main text counts, the one the answer cited first (its key lines): a text cited after it, in passing,
+    # is not where the reader is
+    prev = PreviousTurn("…", "…", cited_refs=["Dhp 183:1–4", "Dhp 185:1–6", "Dhp 183:3"])
+    assert make_plan("What does the next verse say?", previous=prev).steps[0].kwargs["ref"] == "Dhp 183:1–4"
+    prev = PreviousTurn("…", "…", cited_refs=["MN 21:20.5", "MN 10:1.1", "MN 10:2.1", "MN 21:20.3"])
+    assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["ref"] == "MN 21:20.5"
 
 
 def test_same_in_another_collection_reuses_the_previous_search(make_plan):

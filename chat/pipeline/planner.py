@@ -232,12 +232,14 @@ def make_plan(
 
 
 def _reading_edge(refs: list[str], *, after: bool) -> str:
-    """Where "what comes next?" reads on from: the furthest line the last-cited text was cited to (the quoted key
-    lines often reach past the sentence that cites one of them), or for "before" the earliest line of the first."""
+    """Where "what comes next?" reads on from: the furthest line the answer's main text was cited to (the quoted key
+    lines often reach past the sentence that cites one of them), or for "before" its earliest line. The main text
+    is the one cited first: an answer opens with the lines of the text that answers it, and the texts its
+    sentences cite after that ("the same in Dhp 185") are asides, not where the reader is."""
     from indexing.vocabulary import segment_key
     from tools.references import parse_ref
 
-    anchor = refs[-1] if after else refs[0]
+    anchor = refs[0]
     sutta = parse_ref(anchor).sutta_id
     best, best_key = anchor, None
     for ref in refs:

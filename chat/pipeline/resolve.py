@@ -125,8 +125,8 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
                           follow_up="same", people=anchor.people), parallel_plan(library, analysis, anchor, mode)
     continued = make_plan(analysis, mode=mode, previous=anchor)
     if continued.follow_up in ("next", "before", "same"):
-        reason = {"next": "it asks what comes after the passage last cited",
-                  "before": "it asks what comes before the passage last cited",
+        reason = {"next": "it asks what comes after the passage the answer quoted",
+                  "before": "it asks what comes before the passage the answer quoted",
                   "same": "it asks whether other texts say the same"}[continued.follow_up]
         continued.scope = scope if continued.follow_up != "same" else []
         return Resolution("follow_up", reason, scope=continued.scope, continues=anchor.question,
