@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from indexing.text import fold
+from indexing.text import STOPWORDS, _light_stem, fold
+from tools.references import MENTION
 
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -25,13 +26,12 @@ _SKIP = {"zero", "one"}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def numbers(text: str) -> set[int]:
-    """Digits, number words ("five hundred", "eighty-four thousand") and ordinals ("a third time" -> 3)."""
-    found: set[int] = set()
-    words = _WORD.findall(fold(text).replace(",", ""))
+def _number_phrases(words: list[str]) -> list[tuple[int, int, int, bool]]:
+    """(value, first word, word after the phrase, ordinal?) for each number phrase of folded `words`."""
+    found: list[tuple[int, int, int, bool]] = []
     i = 0
     while i < len(words):
-        w = words[i]
+        w, start = words[i], i
         value = None
         if w.isdigit():
             value = int(w)
@@ -43,17 +43,73 @@ def numbers(text: str) -> set[int]:
                 value += _UNITS[words[i + 1]]
                 i += 1
         elif w in _ORDINALS:
-            found.add(_ORDINALS[w])
+            found.append((_ORDINALS[w], start, i + 1, True))
         elif w in _SCALES:
             value = _SCALES[w]
         if value is not None:
             while i + 1 < len(words) and words[i + 1] in _SCALES:
                 value = value * _SCALES[words[i + 1]] if value < _SCALES[words[i + 1]] else _SCALES[words[i + 1]]
                 i += 1
-            found.add(value)
+            found.append((value, start, i + 1, False))
         i += 1
     # "one hundred", "a thousand": the scale alone was counted; that is the number meant.
     return found
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(fold(text).replace(",", ""))
+
+
+def numbers(text: str) -> set[int]:
+    """Digits, number words ("five hundred", "eighty-four thousand") and ordinals ("a third time" -> 3)."""
+    return {value for value, _, _, _ in _number_phrases(_words(text))}
+
+
+# "four kinds of feeling": what is counted is the feeling, not the kinds.
+_MEASURE = {"kind", "kinds", "type", "types", "sort", "sorts", "class", "classes", "group", "groups", "set", "sets"}
+_NOT_COUNTED = STOPWORDS | {"more", "less", "other", "others", "such", "times", "time", "or", "nor", "to", "at"}
+
+
+_PIECE = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
+NEAR = 3  # words after a number that may name what it counts ("five grasping aggregates")
+
+
+def counted(text: str, near: bool = False) -> set[tuple[int, str]]:
+    """Cardinal numbers with the word they count, stemmed: "these six drains on wealth" -> (6, "drain");
+    "four kinds of feeling" -> (4, "feel"). A number followed by a function word ("four of them") counts
+    nothing it names. With `near`, each content word among the next three of the same clause is paired with the
+    number: "five grasping aggregates" -> (5, "grasp"), (5, "aggregate")."""
+    out: set[tuple[int, str]] = set()
+    for piece in _PIECE.split(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
+        words = _words(piece)
+        for value, _, after, ordinal in _number_phrases(words):
+            if ordinal or after >= len(words):
+                continue
+            if words[after] in _MEASURE and after + 2 < len(words) and words[after + 1] == "of":
+                after += 2
+            for noun in words[after : after + (NEAR if near else 1)]:
+                if noun.isdigit() or noun in _UNITS or noun in _TENS or noun in _SCALES or noun in _ORDINALS:
+                    break
+                if noun not in _NOT_COUNTED:
+                    out.add((value, _light_stem(noun)))
+    return out
+
+
+def count_check(claim: str, evidence: str | tuple[set[tuple[int, str]], set[tuple[int, str]]]) -> str | None:
+    """A number counting something the evidence counts with another number, and never with the claim's:
+    "four drains on wealth" where the text has only "six drains on wealth". Numbers the evidence does not pair
+    with that word prove nothing ("seven days" against a text that never counts days), nor does a count the text
+    words a little differently ("the five aggregates" where it says "the five grasping aggregates").
+    `evidence` is text or its `counted` pairs (next word, near words)."""
+    seen, near = (counted(evidence), counted(evidence, near=True)) if isinstance(evidence, str) else evidence
+    claimed_near = counted(claim, near=True)
+    for value, noun in sorted(counted(claim)):
+        if any((value, w) in near for v, w in claimed_near if v == value):
+            continue
+        other = sorted(v for v, n in seen if n == noun and v != value)
+        if other:
+            return f"number differs: {value} {noun} vs {_num_list(other)} {noun}"
+    return None
 
 
 def number_check(claim: str, evidence: str) -> str | None:
@@ -67,6 +123,33 @@ def number_check(claim: str, evidence: str) -> str | None:
 
 def _num_list(values: list[int]) -> str:
     return ", ".join(str(v) for v in values)
+
+
+def count_holder_check(claim: str, claim_names: dict[str, str], segments: list[str],
+                       lowercase_vocab: set[str] | frozenset[str] = frozenset(),
+                       counts: list[set[tuple[int, str]]] | None = None) -> str | None:
+    """A number the text says of someone else: "Uddaka had died seven days before" where the only "seven days" of
+    the text is said of Āḷāra ("Āḷāra Kālāma passed away seven days ago"), and Uddaka is nowhere near it.
+    Fires only when every segment counting that thing names another person and none of the claim's names is within
+    two segments of it; a segment that names nobody ("he stayed seven days") may be about anyone."""
+    if not claim_names:
+        return None
+    counts = counts if counts is not None else [counted(seg) for seg in segments]
+    for value, noun in sorted(counted(claim)):
+        at = [i for i, found in enumerate(counts) if (value, noun) in found]
+        if not at:
+            continue
+        holders: dict[str, str] = {}
+        for i in at:
+            region = fold(" ".join(segments[max(0, i - 2) : i + 3]))
+            if any(_name_in(k, region) for k in claim_names):
+                return None
+            here = {k: w for k, w in names(segments[i], lowercase_vocab).items() if k not in claim_names}
+            if not here:
+                return None
+            holders.update(here)
+        return f"{value} {noun} is said of {', '.join(holders.values())}, not {', '.join(claim_names.values())}"
+    return None
 
 
 # ---- names ---------------------------------------------------------------------------------------------------
