@@ -103,6 +103,16 @@ def test_a_number_said_of_someone_else():
     assert count_holder_check(claim, names(claim), segments) is None  # names nobody: may be said of anyone
 
 
+def test_a_denial_beside_an_unrelated_affirmation_is_still_denied():
+    text = "Sensual pleasures are fleeting. They bring much pain. The foolish person does not see this danger."
+    assert negation_check("The foolish person sees the danger in fleeting sensual pleasures", text) == "negated"
+    # the text affirms it of someone else, in the same words: a claim holding both stands
+    both = "The foolish person does not see this danger. The wise person sees this danger."
+    assert negation_check("The wise person sees this danger, which the foolish person misses", both) is None
+    # a paraphrase of the denial with a negating verb is not a claim of the opposite
+    assert negation_check("The foolish person avoids seeing the danger of sensual pleasures", text) is None
+
+
 def test_count_check_forgives_a_count_worded_a_little_differently():
     from tools.claim_checks import count_check
 

@@ -206,6 +206,14 @@ _NEG = re.compile(
     r"\w+n't|\w+n’t|refuse[sd]?|refusing|fail[sed]*|failing|refrain\w*|abstain\w*)\b",
     re.IGNORECASE,
 )
+# Words that negate without a negation word: a claim holding one ("avoids killing", "free from greed", "unlike
+# the ordinary person") may paraphrase a negative clause, so it is not said to assert what that clause denies.
+_NEGATING = re.compile(
+    r"\b(?:avoid\w*|free|freed|freedom|unlike|instead|rather than|except|apart from|beyond|give[sn]? up|gave up|"
+    r"giving up|abandon\w*|reject\w*|declin\w*|den(?:y|ies|ied|ying)|renounc\w*|stop\w*|ceas\w*|absen\w*|"
+    r"shun\w*|escap\w*|prevent\w*|forbid\w*|prohibit\w*|los[est]\w*|lost)\b",
+    re.IGNORECASE,
+)
 # Opposites that share no negation word; kept short and general.
 _ANTONYMS = [("diligent", "negligent"), ("diligently", "negligently"), ("diligence", "negligence"),
              ("skillful", "unskillful"), ("wholesome", "unwholesome"), ("right", "wrong"), ("long", "short"),
@@ -250,12 +258,17 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     text denies."""
     from indexing.text import tokenize
 
-    if _NEG.search(claim.replace("’", "'")):
+    if _NEG.search(claim.replace("’", "'")) or _NEGATING.search(claim):
         return False
     words = set(tokenize(claim))
     content = [(c, {t for t in w if len(t) > 1 and not _NEG.fullmatch(t)}) for c, w in evidence]
-    covered = [polarity(c) for c, w in content if len(w) >= 3 and w <= words]
-    return bool(covered) and all(covered)
+    covered = [(polarity(c), w) for c, w in content if len(w) >= 3 and w <= words]
+    denied = [w for neg, w in covered if neg]
+    affirmed = set().union(*(w for neg, w in covered if not neg))
+    # A positive clause the claim also holds clears it only when it speaks of the same things ("the noble disciple
+    # understands this" beside "the ordinary person does not understand this"); one about something else ("it is
+    # corrupted by passing corruptions") leaves the denial standing.
+    return any(not (w & affirmed) for w in denied)
 
 
 def negation_check(claim: str, evidence: str) -> str | None:
