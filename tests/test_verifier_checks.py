@@ -120,3 +120,12 @@ def test_count_check_forgives_a_count_worded_a_little_differently():
     assert count_check("form is one of the five aggregates", text) is None
     assert count_check("form is one of the four aggregates", text).startswith("number differs")
     assert count_check("the four great elements", "These are the four primary elements. Two great kings.") is None
+
+
+def test_each_count_of_the_claim_is_checked_on_its_own_words():
+    from tools.claim_checks import count_check
+
+    text = "Developing four powers, a noble disciple overcomes five fears."
+    assert count_check("a disciple who develops four powers overcomes five fears", text) is None
+    # "five" is right for the fears, which does not make it right for the powers
+    assert count_check("a disciple who develops five powers overcomes five fears", text).startswith("number differs")

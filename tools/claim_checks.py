@@ -74,12 +74,9 @@ _PIECE = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
 NEAR = 3  # words after a number that may name what it counts ("five grasping aggregates")
 
 
-def counted(text: str, near: bool = False) -> set[tuple[int, str]]:
-    """Cardinal numbers with the word they count, stemmed: "these six drains on wealth" -> (6, "drain");
-    "four kinds of feeling" -> (4, "feel"). A number followed by a function word ("four of them") counts
-    nothing it names. With `near`, each content word among the next three of the same clause is paired with the
-    number: "five grasping aggregates" -> (5, "grasp"), (5, "aggregate")."""
-    out: set[tuple[int, str]] = set()
+def _counts(text: str) -> list[tuple[int, list[str]]]:
+    """Each cardinal number of `text` with the stemmed content words among the next three of its clause."""
+    out: list[tuple[int, list[str]]] = []
     for piece in _PIECE.split(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
         words = _words(piece)
         for value, _, after, ordinal in _number_phrases(words):
@@ -87,12 +84,26 @@ def counted(text: str, near: bool = False) -> set[tuple[int, str]]:
                 continue
             if words[after] in _MEASURE and after + 2 < len(words) and words[after + 1] == "of":
                 after += 2
-            for noun in words[after : after + (NEAR if near else 1)]:
+            nouns: list[str] = []
+            for i, noun in enumerate(words[after : after + NEAR]):
                 if noun.isdigit() or noun in _UNITS or noun in _TENS or noun in _SCALES or noun in _ORDINALS:
                     break
-                if noun not in _NOT_COUNTED:
-                    out.add((value, _light_stem(noun)))
+                if noun in _NOT_COUNTED:
+                    if i == 0:
+                        break  # "four of them": the number counts nothing it names
+                    continue
+                nouns.append(_light_stem(noun))
+            if nouns:
+                out.append((value, nouns))
     return out
+
+
+def counted(text: str, near: bool = False) -> set[tuple[int, str]]:
+    """Cardinal numbers with the word they count, stemmed: "these six drains on wealth" -> (6, "drain");
+    "four kinds of feeling" -> (4, "feel"). A number followed by a function word ("four of them") counts
+    nothing it names. With `near`, each content word among the next three of the same clause is paired with the
+    number: "five grasping aggregates" -> (5, "grasp"), (5, "aggregate")."""
+    return {(value, n) for value, nouns in _counts(text) for n in (nouns if near else nouns[:1])}
 
 
 def count_check(claim: str, evidence: str | tuple[set[tuple[int, str]], set[tuple[int, str]]]) -> str | None:
@@ -102,13 +113,12 @@ def count_check(claim: str, evidence: str | tuple[set[tuple[int, str]], set[tupl
     words a little differently ("the five aggregates" where it says "the five grasping aggregates").
     `evidence` is text or its `counted` pairs (next word, near words)."""
     seen, near = (counted(evidence), counted(evidence, near=True)) if isinstance(evidence, str) else evidence
-    claimed_near = counted(claim, near=True)
-    for value, noun in sorted(counted(claim)):
-        if any((value, w) in near for v, w in claimed_near if v == value):
+    for value, nouns in _counts(claim):
+        if any((value, w) in near for w in nouns):
             continue
-        other = sorted(v for v, n in seen if n == noun and v != value)
+        other = sorted(v for v, n in seen if n == nouns[0] and v != value)
         if other:
-            return f"number differs: {value} {noun} vs {_num_list(other)} {noun}"
+            return f"number differs: {value} {nouns[0]} vs {_num_list(other)} {nouns[0]}"
     return None
 
 
