@@ -95,8 +95,10 @@ def test_a_number_said_of_someone_else():
                 "The path was long.", "The rain came.", "Then Kimbila said,", "‘I lived in the forest one night.’"]
     claim = "In the story, Kimbila says he lived in the forest for nine years."
     assert count_holder_check(claim, names(claim), segments) is None  # Kimbila is named beside the nine years
-    segments[1] = "‘I lived in the forest for nine years, Anuruddha.’"
+    segments[1] = "Then Anuruddha lived in the forest for nine years."
     assert "Anuruddha" in count_holder_check(claim, names(claim), segments)
+    segments[1] = "‘I lived in the forest for nine years, Anuruddha.’"
+    assert count_holder_check(claim, names(claim), segments) is None  # Anuruddha is spoken to, not about
     right = "In the story, Bhaddiya says he lived in the forest for nine years."
     assert count_holder_check(right, names(right), segments) is None  # the right person
     segments[1] = "‘I lived in the forest for nine years.’"

@@ -154,12 +154,18 @@ def count_holder_check(claim: str, claim_names: dict[str, str], segments: list[s
             region = fold(" ".join(segments[max(0, i - 2) : i + 3]))
             if any(_name_in(k, region) for k in claim_names):
                 return None
-            here = {k: w for k, w in names(segments[i], lowercase_vocab).items() if k not in claim_names}
+            here = {k: w for k, w in names(segments[i], lowercase_vocab).items()
+                    if k not in claim_names and not _addressed(w, segments[i])}
             if not here:
                 return None
             holders.update(here)
         return f"{value} {noun} is said of {', '.join(holders.values())}, not {', '.join(claim_names.values())}"
     return None
+
+
+def _addressed(word: str, text: str) -> bool:
+    """"Ānanda, for seven days …", "… seven days, Ānanda.": the person spoken to, not the one the number is about."""
+    return re.search(rf"(?:^|[‘“\"(]|,\s)\s*{re.escape(word)}\s*[,.!?’”\"]", text.strip()) is not None
 
 
 # ---- names ---------------------------------------------------------------------------------------------------
