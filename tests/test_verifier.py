@@ -39,6 +39,15 @@ def test_number_differs(stores):
     assert v.evidence.ref == "MN 201:2.1"
 
 
+def test_count_differs_although_the_number_is_in_the_text(stores):
+    # "five" is in the text (five subjects), but what it counts here the text counts with four
+    v = _one(stores, "Venerable Sāriputta explained the five noble truths to the mendicants in detail [MN 201].")
+    assert v.verdict == "unsupported"
+    assert v.reason.startswith("number differs"), v.reason
+    v = _one(stores, "Venerable Sāriputta explained the four noble truths to the mendicants in detail [MN 201].")
+    assert v.verdict == "supported", v.reason
+
+
 def test_person_differs(stores):
     v = _one(stores, "Venerable Moggallāna explained the four noble truths to the mendicants in detail [MN 201].")
     assert v.verdict == "unsupported"

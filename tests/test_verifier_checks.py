@@ -65,3 +65,69 @@ def test_a_claim_that_asserts_what_the_text_denies_is_negated_however_long():
     both = ("When an ordinary person feels pain they sorrow and wail and lament. When a noble disciple feels pain "
             "they don’t sorrow or wail or lament.")
     assert negation_check("An ordinary person would sorrow, wail and lament when in pain.", both) is None
+
+
+def test_counted_pairs_a_number_with_the_word_it_counts():
+    from tools.claim_checks import counted
+
+    assert counted("What six drains on wealth do they avoid?") == {(6, "drain")}
+    assert counted("there are four kinds of feeling") == {(4, "feel")}
+    assert counted("five hundred mendicants came") == {(500, "mendicant")}
+    assert counted("four of them left, and the third time he asked") == set()  # no counted word; ordinals apart
+    assert counted("MN 26 says so, and SN 22.95 too") == set()  # references count nothing
+
+
+def test_count_check_needs_the_same_thing_counted_otherwise():
+    from tools.claim_checks import count_check
+
+    text = "He gives up four bad deeds. What six drains on wealth does he avoid? Drinking, gambling, laziness."
+    assert count_check("he avoids four drains on wealth", text) == "number differs: 4 drain vs 6 drain"
+    assert count_check("he avoids six drains on wealth and four bad deeds", text) is None
+    assert count_check("he gambled for seven days", text) is None  # the text never counts days
+    # the text counts lamps twice; either count stands
+    assert count_check("she lit three lamps", "She lit three lamps. Later she lit five lamps.") is None
+
+
+def test_a_number_said_of_someone_else():
+    from tools.claim_checks import count_holder_check
+
+    segments = ["Then Bhaddiya said,", "‘I lived in the forest for nine years, Kimbila.’", "They walked on.",
+                "The path was long.", "The rain came.", "Then Kimbila said,", "‘I lived in the forest one night.’"]
+    claim = "In the story, Kimbila says he lived in the forest for nine years."
+    assert count_holder_check(claim, names(claim), segments) is None  # Kimbila is named beside the nine years
+    segments[1] = "Then Anuruddha lived in the forest for nine years."
+    assert "Anuruddha" in count_holder_check(claim, names(claim), segments)
+    segments[1] = "‘I lived in the forest for nine years, Anuruddha.’"
+    assert count_holder_check(claim, names(claim), segments) is None  # Anuruddha is spoken to, not about
+    right = "In the story, Bhaddiya says he lived in the forest for nine years."
+    assert count_holder_check(right, names(right), segments) is None  # the right person
+    segments[1] = "‘I lived in the forest for nine years.’"
+    assert count_holder_check(claim, names(claim), segments) is None  # names nobody: may be said of anyone
+
+
+def test_a_denial_beside_an_unrelated_affirmation_is_still_denied():
+    text = "Sensual pleasures are fleeting. They bring much pain. The foolish person does not see this danger."
+    assert negation_check("The foolish person sees the danger in fleeting sensual pleasures", text) == "negated"
+    # the text affirms it of someone else, in the same words: a claim holding both stands
+    both = "The foolish person does not see this danger. The wise person sees this danger."
+    assert negation_check("The wise person sees this danger, which the foolish person misses", both) is None
+    # a paraphrase of the denial with a negating verb is not a claim of the opposite
+    assert negation_check("The foolish person avoids seeing the danger of sensual pleasures", text) is None
+
+
+def test_count_check_forgives_a_count_worded_a_little_differently():
+    from tools.claim_checks import count_check
+
+    text = "There are these five grasping aggregates. Are the three aggregates of ethics included in the path?"
+    assert count_check("form is one of the five aggregates", text) is None
+    assert count_check("form is one of the four aggregates", text).startswith("number differs")
+    assert count_check("the four great elements", "These are the four primary elements. Two great kings.") is None
+
+
+def test_each_count_of_the_claim_is_checked_on_its_own_words():
+    from tools.claim_checks import count_check
+
+    text = "Developing four powers, a noble disciple overcomes five fears."
+    assert count_check("a disciple who develops four powers overcomes five fears", text) is None
+    # "five" is right for the fears, which does not make it right for the powers
+    assert count_check("a disciple who develops five powers overcomes five fears", text).startswith("number differs")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from indexing.text import fold
+from indexing.text import STOPWORDS, _light_stem, fold
+from tools.references import MENTION
 
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -25,13 +26,12 @@ _SKIP = {"zero", "one"}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def numbers(text: str) -> set[int]:
-    """Digits, number words ("five hundred", "eighty-four thousand") and ordinals ("a third time" -> 3)."""
-    found: set[int] = set()
-    words = _WORD.findall(fold(text).replace(",", ""))
+def _number_phrases(words: list[str]) -> list[tuple[int, int, int, bool]]:
+    """(value, first word, word after the phrase, ordinal?) for each number phrase of folded `words`."""
+    found: list[tuple[int, int, int, bool]] = []
     i = 0
     while i < len(words):
-        w = words[i]
+        w, start = words[i], i
         value = None
         if w.isdigit():
             value = int(w)
@@ -43,17 +43,83 @@ def numbers(text: str) -> set[int]:
                 value += _UNITS[words[i + 1]]
                 i += 1
         elif w in _ORDINALS:
-            found.add(_ORDINALS[w])
+            found.append((_ORDINALS[w], start, i + 1, True))
         elif w in _SCALES:
             value = _SCALES[w]
         if value is not None:
             while i + 1 < len(words) and words[i + 1] in _SCALES:
                 value = value * _SCALES[words[i + 1]] if value < _SCALES[words[i + 1]] else _SCALES[words[i + 1]]
                 i += 1
-            found.add(value)
+            found.append((value, start, i + 1, False))
         i += 1
     # "one hundred", "a thousand": the scale alone was counted; that is the number meant.
     return found
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(fold(text).replace(",", ""))
+
+
+def numbers(text: str) -> set[int]:
+    """Digits, number words ("five hundred", "eighty-four thousand") and ordinals ("a third time" -> 3)."""
+    return {value for value, _, _, _ in _number_phrases(_words(text))}
+
+
+# "four kinds of feeling": what is counted is the feeling, not the kinds.
+_MEASURE = {"kind", "kinds", "type", "types", "sort", "sorts", "class", "classes", "group", "groups", "set", "sets"}
+_NOT_COUNTED = STOPWORDS | {"more", "less", "other", "others", "such", "times", "time", "or", "nor", "to", "at"}
+
+
+_PIECE = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
+NEAR = 3  # words after a number that may name what it counts ("five grasping aggregates")
+
+
+def _counts(text: str) -> list[tuple[int, list[str]]]:
+    """Each cardinal number of `text` with the stemmed content words among the next three of its clause."""
+    out: list[tuple[int, list[str]]] = []
+    for piece in _PIECE.split(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
+        words = _words(piece)
+        for value, _, after, ordinal in _number_phrases(words):
+            if ordinal or after >= len(words):
+                continue
+            if words[after] in _MEASURE and after + 2 < len(words) and words[after + 1] == "of":
+                after += 2
+            nouns: list[str] = []
+            for i, noun in enumerate(words[after : after + NEAR]):
+                if noun.isdigit() or noun in _UNITS or noun in _TENS or noun in _SCALES or noun in _ORDINALS:
+                    break
+                if noun in _NOT_COUNTED:
+                    if i == 0:
+                        break  # "four of them": the number counts nothing it names
+                    continue
+                nouns.append(_light_stem(noun))
+            if nouns:
+                out.append((value, nouns))
+    return out
+
+
+def counted(text: str, near: bool = False) -> set[tuple[int, str]]:
+    """Cardinal numbers with the word they count, stemmed: "these six drains on wealth" -> (6, "drain");
+    "four kinds of feeling" -> (4, "feel"). A number followed by a function word ("four of them") counts
+    nothing it names. With `near`, each content word among the next three of the same clause is paired with the
+    number: "five grasping aggregates" -> (5, "grasp"), (5, "aggregate")."""
+    return {(value, n) for value, nouns in _counts(text) for n in (nouns if near else nouns[:1])}
+
+
+def count_check(claim: str, evidence: str | tuple[set[tuple[int, str]], set[tuple[int, str]]]) -> str | None:
+    """A number counting something the evidence counts with another number, and never with the claim's:
+    "four drains on wealth" where the text has only "six drains on wealth". Numbers the evidence does not pair
+    with that word prove nothing ("seven days" against a text that never counts days), nor does a count the text
+    words a little differently ("the five aggregates" where it says "the five grasping aggregates").
+    `evidence` is text or its `counted` pairs (next word, near words)."""
+    seen, near = (counted(evidence), counted(evidence, near=True)) if isinstance(evidence, str) else evidence
+    for value, nouns in _counts(claim):
+        if any((value, w) in near for w in nouns):
+            continue
+        other = sorted(v for v, n in seen if n == nouns[0] and v != value)
+        if other:
+            return f"number differs: {value} {nouns[0]} vs {_num_list(other)} {nouns[0]}"
+    return None
 
 
 def number_check(claim: str, evidence: str) -> str | None:
@@ -67,6 +133,39 @@ def number_check(claim: str, evidence: str) -> str | None:
 
 def _num_list(values: list[int]) -> str:
     return ", ".join(str(v) for v in values)
+
+
+def count_holder_check(claim: str, claim_names: dict[str, str], segments: list[str],
+                       lowercase_vocab: set[str] | frozenset[str] = frozenset(),
+                       counts: list[set[tuple[int, str]]] | None = None) -> str | None:
+    """A number the text says of someone else: "Uddaka had died seven days before" where the only "seven days" of
+    the text is said of Āḷāra ("Āḷāra Kālāma passed away seven days ago"), and Uddaka is nowhere near it.
+    Fires only when every segment counting that thing names another person and none of the claim's names is within
+    two segments of it; a segment that names nobody ("he stayed seven days") may be about anyone."""
+    if not claim_names:
+        return None
+    counts = counts if counts is not None else [counted(seg) for seg in segments]
+    for value, noun in sorted(counted(claim)):
+        at = [i for i, found in enumerate(counts) if (value, noun) in found]
+        if not at:
+            continue
+        holders: dict[str, str] = {}
+        for i in at:
+            region = fold(" ".join(segments[max(0, i - 2) : i + 3]))
+            if any(_name_in(k, region) for k in claim_names):
+                return None
+            here = {k: w for k, w in names(segments[i], lowercase_vocab).items()
+                    if k not in claim_names and not _addressed(w, segments[i])}
+            if not here:
+                return None
+            holders.update(here)
+        return f"{value} {noun} is said of {', '.join(holders.values())}, not {', '.join(claim_names.values())}"
+    return None
+
+
+def _addressed(word: str, text: str) -> bool:
+    """"Ānanda, for seven days …", "… seven days, Ānanda.": the person spoken to, not the one the number is about."""
+    return re.search(rf"(?:^|[‘“\"(]|,\s)\s*{re.escape(word)}\s*[,.!?’”\"]", text.strip()) is not None
 
 
 # ---- names ---------------------------------------------------------------------------------------------------
@@ -123,6 +222,14 @@ _NEG = re.compile(
     r"\w+n't|\w+n’t|refuse[sd]?|refusing|fail[sed]*|failing|refrain\w*|abstain\w*)\b",
     re.IGNORECASE,
 )
+# Words that negate without a negation word: a claim holding one ("avoids killing", "free from greed", "unlike
+# the ordinary person") may paraphrase a negative clause, so it is not said to assert what that clause denies.
+_NEGATING = re.compile(
+    r"\b(?:avoid\w*|free|freed|freedom|unlike|instead|rather than|except|apart from|beyond|give[sn]? up|gave up|"
+    r"giving up|abandon\w*|reject\w*|declin\w*|den(?:y|ies|ied|ying)|renounc\w*|stop\w*|ceas\w*|absen\w*|"
+    r"shun\w*|escap\w*|prevent\w*|forbid\w*|prohibit\w*|los[est]\w*|lost)\b",
+    re.IGNORECASE,
+)
 # Opposites that share no negation word; kept short and general.
 _ANTONYMS = [("diligent", "negligent"), ("diligently", "negligently"), ("diligence", "negligence"),
              ("skillful", "unskillful"), ("wholesome", "unwholesome"), ("right", "wrong"), ("long", "short"),
@@ -167,12 +274,17 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     text denies."""
     from indexing.text import tokenize
 
-    if _NEG.search(claim.replace("’", "'")):
+    if _NEG.search(claim.replace("’", "'")) or _NEGATING.search(claim):
         return False
     words = set(tokenize(claim))
     content = [(c, {t for t in w if len(t) > 1 and not _NEG.fullmatch(t)}) for c, w in evidence]
-    covered = [polarity(c) for c, w in content if len(w) >= 3 and w <= words]
-    return bool(covered) and all(covered)
+    covered = [(polarity(c), w) for c, w in content if len(w) >= 3 and w <= words]
+    denied = [w for neg, w in covered if neg]
+    affirmed = set().union(*(w for neg, w in covered if not neg))
+    # A positive clause the claim also holds clears it only when it speaks of the same things ("the noble disciple
+    # understands this" beside "the ordinary person does not understand this"); one about something else ("it is
+    # corrupted by passing corruptions") leaves the denial standing.
+    return any(not (w & affirmed) for w in denied)
 
 
 def negation_check(claim: str, evidence: str) -> str | None:

@@ -19,7 +19,16 @@ from typing import Literal
 from indexing.text import fold, tokenize
 from indexing.vocabulary import parse_uid, unit_ord
 from tools.citations import Sentence, split_sentences
-from tools.claim_checks import name_check, names, negation_check, number_check, numbers
+from tools.claim_checks import (
+    count_check,
+    count_holder_check,
+    counted,
+    name_check,
+    names,
+    negation_check,
+    number_check,
+    numbers,
+)
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
 from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
@@ -217,6 +226,7 @@ class ClaimVerifier:
         self.mode = mode
         self.judge = _judge_for(llm)
         self._sutta_numbers: dict[str, set[int]] = {}
+        self._sutta_counts: dict[str, tuple[list[set[tuple[int, str]]], set[tuple[int, str]]]] = {}
 
     def verify(self, draft: str | list[str], passages: list[Passage] | TurnRecorder | None = None,
                mode: Mode | None = None, strict: bool = False) -> VerificationReport:
@@ -320,7 +330,35 @@ class ClaimVerifier:
             missing = sorted(claimed - said)
             if missing:
                 return f"the cited text has no {missing[0]}"
+            return self._counts_differ(_strip_framing(sentence), views, lowercase)
         return None
+
+    def _counts_differ(self, claim: str, views: list[SuttaView], lowercase: frozenset[str]) -> str | None:
+        """"Four drains on wealth" where the cited text counts six, and never four; "seven days" said of someone the
+        text does not say it of."""
+        if not counted(claim):
+            return None
+        seen = [self._counts_of(v) for v in views]
+        strict = {c for counts, _ in seen for seg in counts for c in seg}
+        near = set().union(*(n for _, n in seen))
+        reason = count_check(claim, (strict, near))
+        if reason:
+            return reason
+        claim_names = names(claim, lowercase)
+        for view, (counts, _) in zip(views, seen):
+            reason = count_holder_check(claim, claim_names, [s.en for s in view.segments], lowercase, counts)
+            if reason:
+                return reason
+        return None
+
+    def _counts_of(self, view: SuttaView) -> tuple[list[set[tuple[int, str]]], set[tuple[int, str]]]:
+        """What each segment counts (`counted`), and every number of the text with the words near it."""
+        found = self._sutta_counts.get(view.doc.doc_id)
+        if found is None:
+            found = ([counted(s.en) for s in view.segments], set().union(*(counted(s.en, near=True)
+                                                                            for s in view.segments)))
+            self._sutta_counts[view.doc.doc_id] = found
+        return found
 
     def _numbers_of(self, view: SuttaView) -> set[int]:
         found = self._sutta_numbers.get(view.doc.doc_id)
