@@ -67,6 +67,16 @@ def test_what_is_left_of_a_sentence_goes_a_comma_end_a_lone_clause_a_quotation_s
     assert without_dangling_clauses(whole, evidence) == whole
 
 
+def test_a_sentence_that_trails_off_goes_and_a_quote_mark_closing_nothing_is_dropped():
+    kept = "If he does not explain these points, he will return to a lesser life [MN 63:2.14]."
+    text = f'Then in the late afternoon, Māluṅkyaputta …. [MN 63:3.1] {kept}"'
+    assert without_dangling_clauses(text) == kept
+    assert without_dangling_clauses(f"He went to the Buddha... [MN 63:3.1] {kept}") == kept
+    # an ellipsis inside a sentence, and a quotation the sentence opens and closes, are the sentence's own
+    inside = 'Form is not-self … and so is feeling [SN 22.59:3.1]. He said, "All is burning" [SN 35.28:1.3].'
+    assert without_dangling_clauses(inside) == inside
+
+
 def test_a_sentence_citing_the_main_text_and_another_is_held_to_the_main_text():
     draft = ("The Buddha crossed the flood by faith [SN 1.1:1.3–1.8; SN 10.12:5.1]. "
              "By faith one crosses the flood [SN 10.12:5.1].")

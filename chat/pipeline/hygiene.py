@@ -33,6 +33,10 @@ _COMMA_END = re.compile(r"[,;:—–]\s*[.!?…]?[”’\"')]*$")  # "several me
 # a subordinate clause standing as a sentence, left by a narrowing that cut its main clause away
 _CLAUSE_ONLY = re.compile(r"(?:that|which|whereas)\s+(?:the|a|an|this|these|those|his|her|their|its|one|any|every)\b",
                           re.IGNORECASE)
+# the model's own sentence ending on an ellipsis ("Then in the late afternoon, Māluṅkyaputta …."): it copied the
+# passage's start and gave up; what it meant to say is not there to check
+_TRAILS_OFF = re.compile(r"(?:…|\.\.\.)\s*[.!?]?[”’\"')]*$")
+_QUOTE_AFTER_REF = re.compile(r"(\][.!?]?)\"(?=\s|$)")
 QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
 
@@ -110,9 +114,22 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
             return "a clause without its sentence"
         if last.lower().endswith("ing") and _stops_mid_quote(plain, flat):
             return "a quotation stopped mid-phrase"
+        if _TRAILS_OFF.search(whole):
+            return "a sentence that trails off"
         return None
 
-    return _without(text, split_sentences(text), fault)
+    return _unpaired_closing_quotes(_without(text, split_sentences(text), fault))
+
+
+def _unpaired_closing_quotes(text: str) -> str:
+    """A straight quote mark left after a sentence's reference with none opened before it ("… lesser life
+    [MN 63:2.14].\"") closes nothing a reader can see."""
+    lines = []
+    for line in text.splitlines():
+        if line.count('"') % 2:
+            line = _QUOTE_AFTER_REF.sub(r"\1", line, count=1)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
