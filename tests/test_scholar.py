@@ -117,9 +117,8 @@ REAL_QUESTIONS = [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("question,gold", REAL_QUESTIONS)
-def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypatch):
+def _real_scholar(monkeypatch):
+    """The Scholar over the configured full index with the embedded model (skipped without an index)."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from indexing.settings import ScholarSettings
 
@@ -132,9 +131,33 @@ def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypa
 
     llm = build_embedded_llm(settings)  # `make test` installs the model first: a missing one is a failure here
     settings = settings.model_copy(update={"memory_db": Path("/tmp") / "scholar-slow-test-memory.sqlite"})
-    answer = Scholar(settings, Library.open(settings), llm).ask(question)
+    return Scholar(settings, Library.open(settings), llm)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,gold", REAL_QUESTIONS)
+def test_embedded_model_end_to_end_cites_the_gold_sutta(question, gold, monkeypatch):
+    answer = _real_scholar(monkeypatch).ask(question)
     assert answer.status == "answered", answer.error
     assert gold & {c.sutta_id for c in answer.citations}, (answer.answer, [c.ref for c in answer.citations])
+
+
+# natural questions with the facts a correct answer holds (the answers eval's `must` groups: one alternative each)
+REAL_FACTS = [
+    ("What are the four corrupt deeds a noble disciple gives up, according to the advice to Sigālaka?",
+     [["killing"], ["stealing"], ["sexual misconduct"], ["lying"]]),
+    ("What does the Fire Sermon say is burning?", [["eye"], ["burning"]]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,must", REAL_FACTS)
+def test_embedded_model_answers_hold_their_key_facts_cleanly(question, must, monkeypatch):
+    from chat.evals.answers import score_content
+
+    answer = _real_scholar(monkeypatch).ask(question)
+    scored = score_content({"must": must, "must_not": []}, answer)
+    assert scored["correct"] and scored["clean"], (scored, answer.answer)
 
 
 def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
