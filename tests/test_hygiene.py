@@ -72,8 +72,15 @@ def test_a_sentence_that_trails_off_goes_and_a_quote_mark_closing_nothing_is_dro
     text = f'Then in the late afternoon, Māluṅkyaputta …. [MN 63:3.1] {kept}"'
     assert without_dangling_clauses(text) == kept
     assert without_dangling_clauses(f"He went to the Buddha... [MN 63:3.1] {kept}") == kept
+    # a word cut at its hyphen; a sentence stopped after an article and run on in lower case past its reference
+    assert without_dangling_clauses(f'The passage states that "And the Jain Ñātika’s white-clothed lay-." '
+                                    f"[DN 33:1.6.5] {kept}") == kept
+    assert without_dangling_clauses("If someone grasps the teachings by the. [MN 22:10.7–10.14] correct end, they "
+                                    f"lead to their lasting welfare. {kept}") == kept
     # an ellipsis inside a sentence, and a quotation the sentence opens and closes, are the sentence's own
-    inside = 'Form is not-self … and so is feeling [SN 22.59:3.1]. He said, "All is burning" [SN 35.28:1.3].'
+    inside = ('Form is not-self … and so is feeling [SN 22.59:3.1]. He said, "All is burning" [SN 35.28:1.3]. '
+              "Pleasant, painful and neutral feeling, e.g. of the eye, are felt [SN 36.6:1.2]. Well-spoken and "
+              "well-thought-out words count [AN 5.198:1.1].")
     assert without_dangling_clauses(inside) == inside
 
 

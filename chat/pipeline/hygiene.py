@@ -36,6 +36,10 @@ _CLAUSE_ONLY = re.compile(r"(?:that|which|whereas)\s+(?:the|a|an|this|these|thos
 # the model's own sentence ending on an ellipsis ("Then in the late afternoon, Māluṅkyaputta …."): it copied the
 # passage's start and gave up; what it meant to say is not there to check
 _TRAILS_OFF = re.compile(r"(?:…|\.\.\.)\s*[.!?]?[”’\"')]*$")
+_CUT_WORD = re.compile(r"\w-[.!?]?[”’\"')]*$")  # "the Jain Ñātika’s white-clothed lay-."
+# "… grasps the teachings by the. [MN 22:10.7] correct end, they …": a stop after an article or a preposition and
+# the sentence running on in lower case is two broken pieces, not a sentence
+_BROKEN_OFF = re.compile(r"\b(\w+)\.\s+[a-z]")
 _QUOTE_AFTER_REF = re.compile(r"(\][.!?]?)\"(?=\s|$)")
 QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
@@ -114,8 +118,10 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
             return "a clause without its sentence"
         if last.lower().endswith("ing") and _stops_mid_quote(plain, flat):
             return "a quotation stopped mid-phrase"
-        if _TRAILS_OFF.search(whole):
+        if _TRAILS_OFF.search(whole) or _CUT_WORD.search(whole):
             return "a sentence that trails off"
+        if any(m.group(1).lower() in _DANGLING for m in _BROKEN_OFF.finditer(whole)):
+            return "a sentence broken off and run on"
         return None
 
     return _unpaired_closing_quotes(_without(text, split_sentences(text), fault))
