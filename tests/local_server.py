@@ -44,3 +44,34 @@ def running(cmd: list[str], health_url: str, log_path: Path, *, timeout: float, 
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextlib.contextmanager
+def serving_in_thread(server) -> Iterator[None]:
+    """Runs a `uvicorn.Server` in a daemon thread of this process until the block ends."""
+    import threading
+
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def cut_off_within(port: int, partial: bytes) -> float:
+    """Seconds until the server on `port` closes a connection that sent only `partial` of a request."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(partial)
+        started = time.monotonic()
+        try:
+            while sock.recv(4096):  # until the server closes the connection
+                pass
+        except (ConnectionResetError, TimeoutError):
+            pass
+        return time.monotonic() - started

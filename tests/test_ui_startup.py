@@ -203,44 +203,16 @@ def test_chainlit_builds_its_server_through_the_uvicorn_start_replaces():
 def _chainlit_server(app):
     """The chat's server as Chainlit's launcher builds it (chainlit.cli.run_chainlit's own arguments), on loopback;
     without Chainlit's lifespan, which opens a browser and ends the process (`os._exit`) at shutdown."""
-    import threading
-    import time
-
     import chainlit.cli
 
-    from local_server import free_port
+    from local_server import free_port, serving_in_thread
 
     port = free_port()
     config = chainlit.cli.uvicorn.Config(app, host="127.0.0.1", port=port, ws="auto", log_level="error",
                                          ws_per_message_deflate=True, ssl_keyfile=None, ssl_certfile=None,
                                          lifespan="off")
-    server = chainlit.cli.uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
+    with serving_in_thread(chainlit.cli.uvicorn.Server(config)):
         yield port
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
-def _cut_off_within(port: int, partial: bytes) -> float:
-    import socket
-    import time
-
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(partial)
-        started = time.monotonic()
-        try:
-            while sock.recv(4096):  # until the server closes the connection
-                pass
-        except (ConnectionResetError, TimeoutError):
-            pass
-        return time.monotonic() - started
 
 
 def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(chainlit_app, runtime, tmp_path):
@@ -253,6 +225,8 @@ def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(ch
     from chat.pipeline.scholar import Scholar
     from chat.providers.scripted import ScriptedLLM
     from chat.ui.launch import start
+
+    from local_server import cut_off_within
 
     class SlowLLM(ScriptedLLM):
         delay_s: float = 0.0
@@ -270,7 +244,7 @@ def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(ch
         for partial in (b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty",  # headers never finished
                         b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         b'Content-Length: 100\r\n\r\n{"query": "bur'):  # a body that stops coming
-            assert _cut_off_within(port, partial) < 5  # closed at the read timeout, not held for the socket's 10 s
+            assert cut_off_within(port, partial) < 5  # closed at the read timeout, not held for the socket's 10 s
         started = time.monotonic()
         response = httpx.post(f"http://127.0.0.1:{port}/api/query", json={"query": "Why are the senses burning?"},
                               timeout=30)
