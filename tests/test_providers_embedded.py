@@ -195,6 +195,17 @@ def test_stats_count_the_reused_prefix(fake_llama):
     assert llm.last_stats.reused_tokens == len(chatml(MESSAGES).encode())
 
 
+def test_a_generation_that_starts_repeating_itself_is_stopped(fake_llama):
+    copied = "[4] MN 63.2.7 (The Shorter Discourse With Maluṅkyaputta) If he gives me a straight answer, I stay. "
+    fake_llama.reply = "Answer: He asked. " + copied * 6
+    llm = _llm()
+    text = llm.chat(MESSAGES).message.content
+    assert text.startswith("Answer: He asked. " + copied) and len(text) < len("Answer: He asked. " + copied * 2)
+    assert llm.last_stats.looped and fake_llama.decoded < len(fake_llama.reply.split())
+    fake_llama.reply = "Thought: x\nAnswer: The eye is burning [1]. The ear is burning [1]. The mind is burning [2]."
+    assert llm.chat(MESSAGES).message.content == fake_llama.reply and not llm.last_stats.looped
+
+
 def test_a_prompt_longer_than_the_context_is_a_clear_error(fake_llama):
     with pytest.raises(ChatError, match="more than the model's context window of 64"):
         _llm(context_window=64).chat(MESSAGES + [ChatMessage(role=MessageRole.USER, content="x" * 100)])

@@ -91,6 +91,33 @@ def test_parse_followups_strips_numbering_and_keeps_questions():
     assert parse_followups(text, 3) == ["What is the all?", "Why does it burn?", "What are the fires?"]
 
 
+def test_parse_followups_drops_labels_and_the_readers_own_question():
+    text = ("Question: What is the simile of the poisoned arrow?\nQuestion: Who was Māluṅkyaputta?\n"
+            "Answer: A monk.\nWhat did he want answered?")
+    assert parse_followups(text, 3, asked="What is the simile of the poisoned arrow?") == [
+        "Who was Māluṅkyaputta?", "What did he want answered?"]
+
+
+async def test_follow_ups_are_held_to_a_questions_only_grammar_where_the_provider_has_one():
+    from chat.pipeline.followups import generate_followups
+    from chat.providers.scripted import ScriptedLLM
+
+    grammars: list[str | None] = []
+
+    class GrammarLLM(ScriptedLLM):
+        def with_grammar(self, grammar_fn):
+            grammars.append(grammar_fn())
+            return self
+
+    llm = GrammarLLM(["What is the all?\nWhy is the eye burning?\nWhat are the three fires?"])
+    got, source = await generate_followups(llm, "What burns?", "The eye is burning.", [], count=3)
+    assert source == "model" and len(got) == 3
+    from llama_cpp import LlamaGrammar
+
+    assert len(grammars) == 1 and "question ::=" in grammars[0]
+    LlamaGrammar.from_string(grammars[0], verbose=False)  # llama.cpp accepts it
+
+
 def test_fallback_followups_need_no_citations():
     assert 2 <= len(fallback_followups("What is mindfulness?", [])) <= 3
 

@@ -182,9 +182,9 @@ class CanonTools:
                             lambda: lookup(self.library, sutta_id, translator=translator or None))
 
     def lookup_named(self, named: NamedSutta, query: str = "", translator: str = "", *,
-                     setting: bool = False) -> ToolResult:
+                     setting: bool = False, summary: bool = True) -> ToolResult:
         """`lookup_sutta` for a sutta the query's analysis already resolved to its documents; `setting` lets its
-        opening compete with the lines that match the query."""
+        opening compete with the lines that match the query; `summary=False` leaves out its summary (blurb)."""
         from tools.lookup import lookup, lookup_docs
 
         translator = translator.strip() or (translator_named(query) or "")
@@ -197,9 +197,10 @@ class CanonTools:
             return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id,
                                translator=translator or None)
 
-        return self._lookup(named.sutta_id, query, translator, find, setting=setting)
+        return self._lookup(named.sutta_id, query, translator, find, setting=setting, summary=summary)
 
-    def _lookup(self, sutta_id: str, query: str, translator: str, find, *, setting: bool = False) -> ToolResult:
+    def _lookup(self, sutta_id: str, query: str, translator: str, find, *, setting: bool = False,
+                summary: bool = True) -> ToolResult:
         from tools.lookup import parallel_openings
 
         def body():
@@ -211,7 +212,7 @@ class CanonTools:
             head += f", {result.collection}."
             if len(result.translations) > 1 or translator:
                 head += " " + result.translation_line()
-            if result.blurb:
+            if result.blurb and summary:
                 head += " " + clip(result.blurb, 200)
             if asks_for_parallels(query):
                 openings = parallel_openings(self.library, result, self.budget.lookup_passages)

@@ -16,16 +16,30 @@ from prompts import load_prompt
 log = logging.getLogger(__name__)
 
 MAX_TOKENS = 100  # three short questions; a 1.5B model otherwise rambles on for 200+ tokens
-_LEAD = re.compile(r"^\s*(?:(?:answer|thought)\s*:\s*)?(?:[-*•]|\d+[.)]|q\d*[:.)])?\s*", re.IGNORECASE)
+_LEAD = re.compile(r"^\s*(?:(?:answer|thought|question)\s*:\s*)?(?:[-*•]|\d+[.)]|q\d*[:.)])?\s*",
+                   re.IGNORECASE)
 
 
-def parse_followups(text: str, count: int = 3) -> list[str]:
+def followups_grammar(count: int) -> str:
+    """GBNF: `count` questions, one per line, each a capitalised sentence ending in "?" with no colon or bracket,
+    so the model can neither label them ("Question: … Answer: …", which it imitates from the prompt) nor cite."""
+    more = max(0, count - 1)
+    return (f'root ::= question ("\\n" question){{{more}}}\n'
+            + 'question ::= [A-Z] [^\\n?:\\[\\]]{10,160} "?"\n')
+
+
+def parse_followups(text: str, count: int = 3, asked: str = "") -> list[str]:
+    """The questions in the model's reply, without numbering or labels; `asked` (the reader's own question) is not
+    offered back to them."""
     out: list[str] = []
+    seen = {_key(asked)} if asked else set()
     for line in text.splitlines():
         line = _LEAD.sub("", line).strip().strip('"“”')
         if not line.endswith("?") or len(line) < 12 or len(line) > 200:
             continue
-        if line.lower() not in {q.lower() for q in out}:
+        key = _key(line)
+        if key not in seen:
+            seen.add(key)
             out.append(line)
         if len(out) == count:
             break
@@ -63,11 +77,14 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
         from chat.pipeline.agent import with_max_tokens
 
         llm = with_max_tokens(llm, MAX_TOKENS, lower=True)
+        if hasattr(llm, "with_grammar"):  # llama.cpp; other providers get the format from the prompt alone
+            grammar = followups_grammar(count)
+            llm = llm.with_grammar(lambda: grammar)
         try:
             response = await asyncio.wait_for(
                 llm.achat([*(prefix or []), ChatMessage(role=MessageRole.USER, content=prompt)]), timeout
             )
-            got = parse_followups(response.message.content or "", count)
+            got = parse_followups(response.message.content or "", count, asked=question)
             if len(got) >= 2:
                 return got, "model"
             log.info("follow-up reply unusable: %.200r", response.message.content)
@@ -79,3 +96,7 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _key(question: str) -> str:
+    return " ".join(tokenize(question, stem=False, drop_stopwords=False)) or question.lower()

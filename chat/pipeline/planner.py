@@ -64,6 +64,9 @@ class LookupStep:
     query: str
     thought: str
     setting: bool = False  # its opening competes too: asked who, to whom or where
+    # the text's summary heads its lines unless the conversation already introduced the text: then it is no news
+    # to the reader, and to the small model a paragraph to copy out instead of answering from the lines
+    summary: bool = True
 
     @property
     def kwargs(self) -> dict:

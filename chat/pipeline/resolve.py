@@ -162,7 +162,7 @@ def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resoluti
         plan.steps.append(LookupStep(
             named_sutta(library, sutta_id), query,
             f"The question continues the conversation about {sutta_id}; I need its lines that answer it.",
-            setting=setting,
+            setting=setting, summary=False,
         ))
     new_words = _outside(library, resolution.scope, _own_words(question))
     if new_words:

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 # "Observation:" stops a ReAct step where the tool output belongs, so the model cannot invent one.
 STOP_SEQUENCES = ["<|im_end|>", "<|endoftext|>", "Observation:"]
 DEFAULT_SYSTEM = "You are a helpful assistant."
+# A small model that starts copying its passages' headers can cycle through them until max_tokens (seen: 366
+# tokens, 37 s, for an answer the checks then discarded). No answer, note or tool call of ours writes the same
+# 80 characters twice, so the second time ends the generation there.
+LOOP_SPAN = 80
 _ROLE = {MessageRole.SYSTEM: "system", MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
 
 
@@ -52,6 +56,11 @@ def chatml(messages: Sequence[ChatMessage]) -> str:
     return "".join(out)
 
 
+def repeats_itself(text: str, span: int = LOOP_SPAN) -> bool:
+    """Whether the last `span` characters of `text` already occur earlier in it."""
+    return len(text) >= 2 * span and text[-span:] in text[:-span]
+
+
 @dataclass
 class GenerationStats:
     prompt_tokens: int = 0
@@ -59,6 +68,7 @@ class GenerationStats:
     completion_tokens: int = 0
     prompt_seconds: float = 0.0  # until the first token: prompt evaluation of the non-reused part
     decode_seconds: float = 0.0
+    looped: bool = False  # stopped because the text began to repeat itself
 
 
 class _Runtime:
@@ -216,12 +226,18 @@ class EmbeddedLLM(CustomLLM):
                 stream=True,
                 grammar=grammar,
             )
+            written = ""
             try:
                 for chunk in stream:
                     text = chunk["choices"][0]["text"]
                     if first_at is None:
                         first_at = time.perf_counter()
                     if text:
+                        written += text
+                        if repeats_itself(written):
+                            stats.looped = True
+                            log.info("embedded: stopped a generation repeating itself after %d chars", len(written))
+                            break
                         yield text
             finally:
                 stream.close()
