@@ -21,25 +21,29 @@ async def test_memory_round_trip(tmp_path):
     assert await SessionMemory(tmp_path / "m.sqlite", "other").previous_turn() is None
 
 
-async def test_history_in_prompt_is_short(tmp_path):
+async def test_recap_is_short_and_covers_the_last_answered_turns(tmp_path):
     mem = SessionMemory(tmp_path / "m.sqlite", "s1")
     for i in range(4):
-        await mem.add_turn(f"Q{i}", "long answer " * 200, cited_refs=[], search_query="", status="answered")
-    history = await mem.history_for_prompt()
-    assert [m.content for m in history if m.role == "user"] == ["Q2", "Q3"]
-    assert all(len(m.content) < 600 for m in history)
+        await mem.add_turn(f"Q{i}", "long answer " * 200, cited_refs=["MN 1:1.1"], search_query="",
+                           status="answered", said="long answer " * 200, cited_suttas=["MN 1"])
+    recap = await mem.recap()
+    assert "Q2" in recap and "Q3" in recap and "Q1" not in recap
+    assert len(recap) < 800
 
 
-async def test_history_shows_what_an_answer_said_not_the_passages_it_quoted_first(tmp_path):
+async def test_recap_tells_what_an_answer_said_without_references_and_skips_refusals(tmp_path):
     mem = SessionMemory(tmp_path / "m.sqlite", "s1")
     quoted = "The texts I have say this:\n> “" + "Mendicants, all is burning. " * 30 + "” [SN 35.28:1.3]"
-    await mem.add_turn("Q1", quoted + "\n\nThe eye is burning with greed [SN 35.28:1.4].", cited_refs=[],
-                       search_query="", status="answered", said="The eye is burning with greed [SN 35.28:1.4].")
+    await mem.add_turn("Q1", quoted + "\n\nThe eye is burning with greed [SN 35.28:1.4].", cited_refs=["SN 35.28:1.4"],
+                       search_query="", status="answered", said="The eye is burning with greed [SN 35.28:1.4].",
+                       cited_suttas=["SN 35.28"])
     await mem.add_turn("Q2", "I don't find this in the texts I have.", cited_refs=[], search_query="",
                        status="abstained")
-    history = await SessionMemory(tmp_path / "m.sqlite", "s1").history_for_prompt()
-    assert [m.content for m in history] == ["Q1", "The eye is burning with greed [SN 35.28:1.4].", "Q2",
-                                            "I don't find this in the texts I have."]
+    await mem.add_turn("Q3", quoted, cited_refs=["SN 35.28:1.3"], search_query="", status="answered",
+                       cited_suttas=["SN 35.28"])  # the evidence alone: nothing of the model's stood
+    recap = await SessionMemory(tmp_path / "m.sqlite", "s1").recap()
+    assert recap == ("(Earlier in this conversation: the reader asked “Q1” and was told: “The eye is burning with "
+                     "greed.”; then the reader asked “Q3” and was shown passages of SN 35.28.)")
 
 
 async def test_right_after_that_across_a_restart(base, tmp_path):
@@ -56,7 +60,9 @@ async def test_right_after_that_across_a_restart(base, tmp_path):
     # read back from the earliest line the reader was shown: the key lines quoted above the answer start at 1.3
     assert second.trace[1].input["ref"] == "SN 35.28:1.3–2.1" and second.trace[1].input["before"] == 2
     prompt = llm2.prompts[0]
-    assert any(m.role == "user" and "Fire Sermon" in (m.content or "") for m in prompt)  # the earlier turn
+    # the earlier turn, as a note beside the question: no earlier assistant turn for the model to imitate
+    assert "the reader asked “What does the Fire Sermon say is burning?”" in prompt[1].content
+    assert [m.role for m in prompt[:2]] == ["system", "user"]
     assert second.status == "answered" and [c.ref for c in second.citations][-1] == "SN 35.28:1.1"
 
 

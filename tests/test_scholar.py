@@ -92,8 +92,8 @@ def test_parse_followups_strips_numbering_and_keeps_questions():
 
 
 def test_parse_followups_drops_labels_and_the_readers_own_question():
-    text = ("Question: What is the simile of the poisoned arrow?\nQuestion: Who was Māluṅkyaputta?\n"
-            "Answer: A monk.\nWhat did he want answered?")
+    text = ("Question: What is the simile of the poisoned arrow?\nQuestion 2. Who was Māluṅkyaputta?\n"
+            "Answer: A monk.\nAnswer 3. What did he want answered?")
     assert parse_followups(text, 3, asked="What is the simile of the poisoned arrow?") == [
         "Who was Māluṅkyaputta?", "What did he want answered?"]
 

@@ -16,16 +16,21 @@ from prompts import load_prompt
 log = logging.getLogger(__name__)
 
 MAX_TOKENS = 100  # three short questions; a 1.5B model otherwise rambles on for 200+ tokens
-_LEAD = re.compile(r"^\s*(?:(?:answer|thought|question)\s*:\s*)?(?:[-*•]|\d+[.)]|q\d*[:.)])?\s*",
-                   re.IGNORECASE)
+_LEAD = re.compile(r"^\s*(?:(?:answer|thought|question|q)\s*\d*\s*[:.)]\s*)?(?:[-*•]|\d+[.)])?\s*", re.IGNORECASE)
+# How an English question opens: held to these, the model cannot label its lines ("Question 1. …", "Answer: …").
+OPENERS = ("What", "Why", "How", "Who", "Whom", "Whose", "Where", "When", "Which", "In", "Does", "Do", "Did", "Is",
+           "Are", "Was", "Were", "Can", "Could", "Would", "Should", "According")
 
 
 def followups_grammar(count: int) -> str:
-    """GBNF: `count` questions, one per line, each a capitalised sentence ending in "?" with no colon or bracket,
-    so the model can neither label them ("Question: … Answer: …", which it imitates from the prompt) nor cite."""
+    """GBNF: `count` questions, one per line, each opening as English questions open and ending in "?", with no
+    colon or bracket: the model can neither label them (it copies "Question: … Answer: …" from the prompt, or numbers
+    them "Question 1.") nor cite passages."""
     more = max(0, count - 1)
+    openers = " | ".join(f'"{w}"' for w in OPENERS)
     return (f'root ::= question ("\\n" question){{{more}}}\n'
-            + 'question ::= [A-Z] [^\\n?:\\[\\]]{10,160} "?"\n')
+            + 'question ::= opener " " [^\\n?:\\[\\]]{8,150} "?"\n'
+            + f"opener ::= {openers}\n")
 
 
 def parse_followups(text: str, count: int = 3, asked: str = "") -> list[str]:

@@ -10,6 +10,7 @@ was it taught?", "and what comes right after that?") from a new subject.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -24,7 +25,8 @@ log = logging.getLogger(__name__)
 
 TOKEN_LIMIT = 6000
 HISTORY_TURNS = 2  # turns shown to the model; older ones stay stored but cost no prompt tokens
-ANSWER_CHARS_IN_PROMPT = 500
+RECAP_CHARS = 300  # of each earlier answer, in the recap a follow-up's prompt carries
+_REFS = re.compile(r"\s*\[[^\]]*\]")
 
 
 def _approx_tokens(text: str) -> list[str]:
@@ -68,26 +70,31 @@ class SessionMemory:
         in between is skipped)."""
         return next((t for t in reversed(await self.turns()) if t.answered), None)
 
-    async def history_for_prompt(self, *, answered_only: bool = False) -> list[ChatMessage]:
-        """The last few exchanges, answers shortened, as plain user/assistant messages. `answered_only` leaves out
-        declined and failed exchanges: a small model shown "I don't find this" tends to say it again."""
-        messages = [m for m in await self.messages() if m.role in (MessageRole.USER, MessageRole.ASSISTANT)]
-        if answered_only:
-            kept: list[ChatMessage] = []
-            for question, answer in zip(messages, messages[1:], strict=False):
-                if question.role == MessageRole.USER and answer.role == MessageRole.ASSISTANT and \
-                        _turn(question, answer).answered:
-                    kept += [question, answer]
-            messages = kept
-        recent = messages[-2 * HISTORY_TURNS:]
+    async def recap(self, turns: int = HISTORY_TURNS) -> str:
+        """The last answered exchanges as one note for a follow-up's prompt: each question, and what its answer said
+        in the model's own words without references, or which text it quoted. A note rather than earlier
+        user/assistant turns: a small model imitates the assistant turns it is shown (quoted passages, bracketed
+        references), and the note's few words are all a pronoun or an ellipsis needs."""
+        answered = [t for t in await self._said_turns() if t[2]][-turns:]
+        parts = []
+        for question, said, refs in answered:
+            said = " ".join(_REFS.sub("", said).split())
+            if len(said) > RECAP_CHARS:
+                said = said[:RECAP_CHARS].rsplit(" ", 1)[0] + " …"
+            told = f"was told: “{said}”" if said else f"was shown passages of {', '.join(refs)}"
+            parts.append(f"the reader asked “{question}” and {told}")
+        return f"(Earlier in this conversation: {'; then '.join(parts)}.)" if parts else ""
+
+    async def _said_turns(self) -> list[tuple[str, str, list[str]]]:
+        """(question, the answer's own words or "", the texts it cited) of every answered turn, oldest first."""
+        messages = await self.messages()
         out = []
-        for m in recent:
-            # what the answer said in the model's own checked words, not the passages it quoted first: the next
-            # turn shows the model its own evidence, and a quote that filled the budget told it nothing of the answer
-            text = (m.additional_kwargs or {}).get("said") or m.content or ""
-            if m.role == MessageRole.ASSISTANT and len(text) > ANSWER_CHARS_IN_PROMPT:
-                text = text[:ANSWER_CHARS_IN_PROMPT].rsplit(" ", 1)[0] + " …"
-            out.append(ChatMessage(role=m.role, content=text))
+        for question, answer in zip(messages, messages[1:], strict=False):
+            if question.role == MessageRole.USER and answer.role == MessageRole.ASSISTANT:
+                turn = _turn(question, answer)
+                if turn.answered:
+                    said = (answer.additional_kwargs or {}).get("said") or ""
+                    out.append((turn.question, said, turn.cited_suttas or turn.cited_refs[:2]))
         return out
 
     async def add_turn(self, question: str, answer: str, *, cited_refs: list[str], search_query: str,

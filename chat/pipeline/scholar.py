@@ -169,9 +169,9 @@ class Scholar:
         if earlier:  # shown as the turn's first step: how the question was read against the conversation
             recorder.run("resolve_question", {"question": turn.question},
                          lambda: (turn.resolution.to_dict(), turn.resolution.summary()))
-        # a new subject carries nothing over; a follow-up sees the answered turns, never a refusal to imitate
-        history = await memory.history_for_prompt(answered_only=True) \
-            if memory and turn.resolution.kind == "follow_up" else []
+        # a new subject carries nothing over; a follow-up is told what the answered turns asked and said (never a
+        # refusal to imitate), as a note beside the question rather than as earlier turns of the chat
+        recap = await memory.recap() if memory and turn.resolution.kind == "follow_up" else ""
         turn.mode = plan.mode
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
@@ -211,7 +211,8 @@ class Scholar:
         llm = with_max_tokens(llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else llm
         tools = build_tools(self.library, recorder, canon=canon)
         agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
-        user_msg = load_prompt("turn", question=turn.question, hints=plan.hints()).strip()
+        user_msg = load_prompt("turn", question=turn.question,
+                               hints="\n".join(h for h in (plan.hints(), recap) if h)).strip()
         stream_filter = AnswerFilter()
         cited = CitationStream(recorder)
         turn.last_input = []
@@ -219,7 +220,7 @@ class Scholar:
         try:
             handler = agent.run(
                 user_msg=user_msg,
-                memory=ChatMemoryBuffer.from_defaults(chat_history=history, token_limit=4000,
+                memory=ChatMemoryBuffer.from_defaults(chat_history=[], token_limit=4000,
                                                       tokenizer_fn=lambda s: s.split()),
                 max_iterations=self.settings.agent_max_steps,
             )

@@ -20,7 +20,7 @@ from tools.references import MENTION
 
 _NUMBERED = re.compile(r"^\[(\d+)\] [^()\n]*? \([^()\n]*\): (.*)")  # "[2] MN 21:20.1 (Title): text"
 _REF_LINE = re.compile(r"\[([^\[\]\n]*\d[^\[\]\n]*)\]\s*(.*)")
-_NOTES = re.compile(r"^\s*\(Notes?:.*\)\s*$", re.I)
+_NOTES = re.compile(r"^\s*\((?:Notes?|Earlier in this conversation):.*\)\s*$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
 
 
