@@ -31,6 +31,9 @@ def test_a_clause_left_dangling_after_the_checks_goes_whole():
     assert without_dangling_clauses(checked) == "Two feelings are felt, physical and mental [SN 36.6:1.6]."
     kept = "They don’t sorrow or wail [SN 36.6:3.4]."
     assert without_dangling_clauses(kept) == kept
+    # the last words left with neither an end nor a reference are no sentence at all
+    assert without_dangling_clauses(f"{kept} The passages") == kept
+    assert without_dangling_clauses(f"{kept}\n\n## Gaps") == f"{kept}\n\n## Gaps"  # a study notes heading
 
 
 def test_an_aside_from_another_text_that_shares_nothing_with_the_question_goes():

@@ -104,6 +104,10 @@ def test_reading_on_starts_after_the_furthest_line_the_text_was_cited_to(make_pl
     # is not where the reader is
     prev = PreviousTurn("…", "…", cited_refs=["Dhp 183:1–4", "Dhp 185:1–6", "Dhp 183:3"])
     assert make_plan("What does the next verse say?", previous=prev).steps[0].kwargs["ref"] == "Dhp 183:1–4"
+    # one verse asked for is one passage read on; "what comes after" reads on further
+    assert make_plan("What does the next verse say?", previous=prev).steps[0].kwargs["after"] == 1
+    assert make_plan("And the verse before that?", previous=prev).steps[0].kwargs["before"] == 1
+    assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["after"] == 2
     prev = PreviousTurn("…", "…", cited_refs=["MN 21:20.5", "MN 10:1.1", "MN 10:2.1", "MN 21:20.3"])
     assert make_plan("What comes right after that?", previous=prev).steps[0].kwargs["ref"] == "MN 21:20.5"
 

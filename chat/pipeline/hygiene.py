@@ -105,12 +105,16 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
     should be discerned."); a quotation stopped mid-phrase ("... telling lies, and committing.", where the passage
     goes on "committing adultery")."""
     flat = [" ".join(e.split()) for e in evidence]
+    sentences = split_sentences(text)
+    headed = bool(re.search(r"^#", text, re.MULTILINE))  # study notes: their headings end in no stop
 
-    def fault(_: int, s: Sentence) -> str | None:
+    def fault(i: int, s: Sentence) -> str | None:
         whole = s.plain.strip()
         plain = whole.rstrip(".!?…,;:”’\"') ")
         if not plain:
             return None
+        if i == len(sentences) - 1 and not s.citations and not _ENDED.search(whole) and not headed:
+            return "a fragment"  # "The passages": what the checks left of a last sentence, with nothing to cite
         last = plain.rsplit(" ", 1)[-1]
         if last.lower() in _DANGLING or _COMMA_END.search(whole):
             return "a dangling clause"
@@ -124,7 +128,7 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
             return "a sentence broken off and run on"
         return None
 
-    return _unpaired_closing_quotes(_without(text, split_sentences(text), fault))
+    return _unpaired_closing_quotes(_without(text, sentences, fault))
 
 
 def _unpaired_closing_quotes(text: str) -> str:

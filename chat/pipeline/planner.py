@@ -27,6 +27,10 @@ _NOTES = re.compile(
 _NEXT = re.compile(r"\b(right |just |immediately )?(after (?:that|this|it)|what comes next|"
                    r"comes (?:right |just )?after|what follows|follows (?:that|this|it)|"
                    r"next (?:passage|verse|part|section|lines?)|continue|goes on)\b")
+# one verse, line or sentence asked for: reading on by one passage shows it and not the one after, which the model
+# then takes for it ("the next verse" after Dhp 183 was answered from Dhp 185)
+_ONE_UNIT = re.compile(r"\b(?:next|following|preceding|previous) (?:verse|line|sentence)\b|"
+                       r"\b(?:verse|line|sentence) (?:before|after) (?:that|this|it)\b")
 _BEFORE = re.compile(r"\b(before (?:that|this|it)|what comes before|preceding (?:passage|verse|part|lines?)|"
                      r"leads up to (?:that|this|it))\b")
 _SAME = re.compile(r"\b(the same|same thing|also say|say so too|agree|similar(?:ly)?|as well|too|likewise|"
@@ -204,8 +208,9 @@ def make_plan(
     if plan.follow_up in ("next", "before") and previous is not None:
         after = plan.follow_up == "next"
         ref = _reading_edge(previous.cited_refs, after=after)
+        reach = 1 if _ONE_UNIT.search(folded) else 2
         plan.steps.append(ExpandStep(
-            ref, before=0 if after else 2, after=2 if after else 0,
+            ref, before=0 if after else reach, after=reach if after else 0,
             thought=f"The question continues from {ref}; I need the text {'after' if after else 'before'} it.",
         ))
         plan.search_query = previous.search_query
