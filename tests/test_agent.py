@@ -79,6 +79,21 @@ async def test_malformed_twice_falls_back_to_answering_from_the_passages(base):
     assert "burning" in streamed and answer.citations
 
 
+async def test_a_repeated_call_is_answered_right_after_the_agents_own_exchange(base):
+    call = ('Thought: I need more.\nAction: search_passages\nAction Input: {"query": "all is burning eye", '
+            '"collection": "SN"}')
+    direct = "All is burning: the eye, sights and eye consciousness are burning [1]."
+    scholar, llm = scholar_for(base, [call, call, direct, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert "search_passages" in (answer.error or "")  # the second asking ended the loop
+    agent, fallback = llm.prompts[1], llm.prompts[2]
+    # the agent's last prompt, its reply, then the request: a prefix the model's cache already holds
+    assert [m.content for m in fallback[: len(agent)]] == [m.content for m in agent]
+    assert fallback[len(agent)].content == call
+    assert "without another tool call" in fallback[-1].content
+    assert answer.status == "answered" and "burning" in answer.answer.split("\n\n")[-1]
+
+
 async def test_the_fallback_never_streams_a_scratchpad_the_model_wrote_anyway(base):
     bad = "Thought: hmm\nAction: lookup_sutta\nAction Input: SN 35.28"
     direct = ("Thought: The passages say the senses burn.\nAnswer: All is burning: the eye, sights and eye "

@@ -4,7 +4,8 @@ import pytest
 
 from prompts import PromptError, load_prompt, placeholders, raw_prompt
 
-MINE = ["system", "react_header", "answer_rules", "notes_rules", "turn", "fallback_user", "followups"]
+MINE = ["system", "react_header", "answer_rules", "notes_rules", "turn", "fallback_user", "fallback_continue",
+        "followups"]
 
 
 @pytest.mark.parametrize("name", MINE)

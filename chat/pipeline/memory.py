@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 TOKEN_LIMIT = 6000
 HISTORY_TURNS = 2  # turns shown to the model; older ones stay stored but cost no prompt tokens
 RECAP_CHARS = 300  # of each earlier answer, in the recap a follow-up's prompt carries
+RECAP_QUOTE_CHARS = 200  # of the passage an earlier answer quoted, when nothing of the model's own stood
 _REFS = re.compile(r"\s*\[[^\]]*\]")
 
 
@@ -72,21 +73,23 @@ class SessionMemory:
 
     async def recap(self, turns: int = HISTORY_TURNS) -> str:
         """The last answered exchanges as one note for a follow-up's prompt: each question, and what its answer said
-        in the model's own words without references, or which text it quoted. A note rather than earlier
-        user/assistant turns: a small model imitates the assistant turns it is shown (quoted passages, bracketed
-        references), and the note's few words are all a pronoun or an ellipsis needs."""
-        answered = [t for t in await self._said_turns() if t[2]][-turns:]
+        in the model's own words without references, or the start of the passage it quoted. A note rather than
+        earlier user/assistant turns: a small model imitates the assistant turns it is shown (quoted passages,
+        bracketed references), and the note's few words are all a pronoun or an ellipsis needs."""
         parts = []
-        for question, said, refs in answered:
-            said = " ".join(_REFS.sub("", said).split())
-            if len(said) > RECAP_CHARS:
-                said = said[:RECAP_CHARS].rsplit(" ", 1)[0] + " …"
-            told = f"was told: “{said}”" if said else f"was shown passages of {', '.join(refs)}"
+        for question, said, answer, texts in (await self._answered())[-turns:]:
+            if said:
+                told = f"was told: “{_clip(_REFS.sub('', said), RECAP_CHARS)}”"
+            elif quoted := _first_quote(answer):  # the evidence alone stood: what "those" or "he" may point at
+                told = f"was shown {', '.join(texts)} saying: “{_clip(quoted, RECAP_QUOTE_CHARS)}”"
+            else:
+                told = f"was shown passages of {', '.join(texts)}"
             parts.append(f"the reader asked “{question}” and {told}")
         return f"(Earlier in this conversation: {'; then '.join(parts)}.)" if parts else ""
 
-    async def _said_turns(self) -> list[tuple[str, str, list[str]]]:
-        """(question, the answer's own words or "", the texts it cited) of every answered turn, oldest first."""
+    async def _answered(self) -> list[tuple[str, str, str, list[str]]]:
+        """(question, the answer's own words or "", the answer as shown, the texts it cited) of every answered
+        turn, oldest first."""
         messages = await self.messages()
         out = []
         for question, answer in zip(messages, messages[1:], strict=False):
@@ -94,7 +97,7 @@ class SessionMemory:
                 turn = _turn(question, answer)
                 if turn.answered:
                     said = (answer.additional_kwargs or {}).get("said") or ""
-                    out.append((turn.question, said, turn.cited_suttas or turn.cited_refs[:2]))
+                    out.append((turn.question, said, turn.answer, turn.cited_suttas or turn.cited_refs[:2]))
         return out
 
     async def add_turn(self, question: str, answer: str, *, cited_refs: list[str], search_query: str,
@@ -128,3 +131,16 @@ def _turn(question: ChatMessage, answer: ChatMessage) -> PreviousTurn:
         subject_suttas=list(extra.get("subject_suttas") or []),
         people=list(extra.get("people") or []),
     )
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _first_quote(answer: str) -> str:
+    """The first quoted key line of an answer as shown ("> “…” [MN 63:1.1–2.2]"), without its marks and reference."""
+    for line in answer.splitlines():
+        if line.startswith(">"):
+            return _REFS.sub("", line.lstrip("> ")).strip().strip("“”\"")
+    return ""

@@ -217,6 +217,7 @@ class Scholar:
         cited = CitationStream(recorder)
         turn.last_input = []
         last_raw = ""
+        resume: list[ChatMessage] | None = None
         try:
             handler = agent.run(
                 user_msg=user_msg,
@@ -248,6 +249,8 @@ class Scholar:
         except (StepLimitError, RepeatedCallError) as exc:
             error = str(exc)
             log.info("agent stopped: %s", error)
+            if turn.last_input and last_raw:  # the fallback goes on from here, where llama.cpp's cache already is
+                resume = [*turn.last_input, ChatMessage(role=MessageRole.ASSISTANT, content=last_raw)]
         except Exception as exc:  # model errors, timeouts
             error = user_message(exc) or f"{type(exc).__name__}: {exc}"
             log.info("agent stopped: %s", error)
@@ -258,7 +261,7 @@ class Scholar:
         if not draft:
             draft = None
             try:
-                draft = await self._direct_answer(llm, turn, recorder, plan, emit) or None
+                draft = await self._direct_answer(llm, turn, recorder, plan, emit, resume) or None
             except Exception as exc:
                 error = _with_note(error, user_message(exc) or f"{type(exc).__name__}: {exc}")
                 log.info("direct answer failed too: %s", exc)
@@ -295,19 +298,28 @@ class Scholar:
         """The LLM held to a grammar where the provider can do that (llama.cpp); others get the rules as text."""
         return llm.with_grammar(grammar) if hasattr(llm, "with_grammar") else llm
 
-    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit) -> str:
+    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit,
+                             resume: list[ChatMessage] | None = None) -> str:
         """Answer from the evidence already shown, without the ReAct format (the fallback path); the draft, with
-        its numbers."""
+        its numbers. `resume`: the agent's last exchange, when it stopped in good order (a repeated call, the step
+        limit): asked to answer right after it, the model reuses that prompt's cache instead of reading the
+        passages again in a new one (10-18 s of prompt on the embedded model)."""
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
-        numbered = list(enumerate(recorder.evidence[: budget.windows * 2], 1))
-        if not numbered:
-            raise ChatError("nothing was retrieved to answer from")
-        system = load_prompt("system").strip() + "\n\n" + load_prompt(
-            "notes_rules" if plan.mode == "notes" else "answer_rules").strip()
-        user = load_prompt("fallback_user", passages=render_evidence(numbered), question=turn.question)
-        messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
-                    ChatMessage(role=MessageRole.USER, content=user)]
-        llm = self._bound(self.llm, lambda: answer_grammar(len(numbered), notes=plan.mode == "notes"))
+        if resume and recorder.evidence:
+            passages = len(recorder.evidence)  # the agent's Observations numbered every passage of the turn
+            messages = [*resume, ChatMessage(role=MessageRole.USER,
+                                             content=load_prompt("fallback_continue", question=turn.question))]
+        else:
+            numbered = list(enumerate(recorder.evidence[: budget.windows * 2], 1))
+            if not numbered:
+                raise ChatError("nothing was retrieved to answer from")
+            passages = len(numbered)
+            system = load_prompt("system").strip() + "\n\n" + load_prompt(
+                "notes_rules" if plan.mode == "notes" else "answer_rules").strip()
+            user = load_prompt("fallback_user", passages=render_evidence(numbered), question=turn.question)
+            messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
+                        ChatMessage(role=MessageRole.USER, content=user)]
+        llm = self._bound(self.llm, lambda: answer_grammar(passages, notes=plan.mode == "notes"))
         cited = CitationStream(recorder)
         draft = ""
         stream = await llm.astream_chat(messages)
