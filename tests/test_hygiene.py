@@ -87,6 +87,14 @@ def test_a_sentence_that_trails_off_goes_and_a_quote_mark_closing_nothing_is_dro
     assert without_dangling_clauses(inside) == inside
 
 
+def test_a_quotation_opened_and_never_closed_is_closed_before_its_reference():
+    opened = ('The verse states, "Tireless all night and day, so declares the peaceful sage [MN 131:10.14–10.16]. '
+              'He said "go" to them [MN 1:1.1].')
+    assert without_dangling_clauses(opened) == (
+        'The verse states, "Tireless all night and day, so declares the peaceful sage" [MN 131:10.14–10.16]. '
+        'He said "go" to them [MN 1:1.1].')
+
+
 def test_a_sentence_citing_the_main_text_and_another_is_held_to_the_main_text():
     draft = ("The Buddha crossed the flood by faith [SN 1.1:1.3–1.8; SN 10.12:5.1]. "
              "By faith one crosses the flood [SN 10.12:5.1].")

@@ -41,6 +41,8 @@ _CUT_WORD = re.compile(r"\w-[.!?]?[”’\"')]*$")  # "the Jain Ñātika’s whi
 # the sentence running on in lower case is two broken pieces, not a sentence
 _BROKEN_OFF = re.compile(r"\b(\w+)\.\s+[a-z]")
 _QUOTE_AFTER_REF = re.compile(r"(\][.!?]?)\"(?=\s|$)")
+_OPENED = re.compile(r'(?:^|(?<=[\s(]))"(?=\w)(?=[^"]*$)')  # the last straight quote mark, opening a quotation
+_QUOTE_END = re.compile(r"\s*\[|[.!?](?=\s|$)")  # where the quoted sentence ends: its reference or its stop
 QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
 
@@ -133,13 +135,20 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
 
 def _unpaired_closing_quotes(text: str) -> str:
     """A straight quote mark left after a sentence's reference with none opened before it ("… lesser life
-    [MN 63:2.14].\"") closes nothing a reader can see."""
+    [MN 63:2.14].\"") closes nothing a reader can see; one opened and never closed ("states, \"Tireless all night
+    … peaceful sage [MN 131:10.14].") is closed where the quotation ends, before its reference."""
     lines = []
     for line in text.splitlines():
         if line.count('"') % 2:
             line = _QUOTE_AFTER_REF.sub(r"\1", line, count=1)
         lines.append(line)
-    return "\n".join(lines)
+    out = "\n".join(lines)
+    for sentence in split_sentences(out):
+        piece = sentence.text
+        if piece.count('"') % 2 and (opened := _OPENED.search(piece)):
+            if end := _QUOTE_END.search(piece, opened.end()):
+                out = out.replace(piece, piece[: end.start()] + '"' + piece[end.start():], 1)
+    return out
 
 
 def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
