@@ -234,6 +234,17 @@ def test_output_budget_is_raised_for_notes_and_lowered_for_follow_ups():
     assert with_max_tokens(llm, 100, lower=True).max_tokens == 100
 
 
+async def test_a_sentence_left_without_a_reference_is_not_shown(base):
+    # its number was never shown, so its reference goes; too short to be judged a claim, it was never checked
+    reply = ("Thought: I can answer.\nAnswer: The eye is burning [SN 35.28:1.4]. The sermon was taught to the Buddha "
+             "by his disciples [9].")
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")
+    assert "disciples" not in answer.answer and "The eye is burning [SN 35.28:1.4]." in answer.answer
+    assert [(c.sentence, c.verdict) for c in answer.unsupported_claims] == [
+        ("The sermon was taught to the Buddha by his disciples.", "uncited")]
+
+
 async def test_a_retrieved_sutta_named_in_prose_gets_cited(base):
     reply = ("Thought: I can answer.\nAnswer: This is taught in SN 35.28, the discourse called Burning, given at "
              "Gayā Head.")

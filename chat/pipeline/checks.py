@@ -260,6 +260,23 @@ def check_sentences(text: str, verify) -> Checked:
                    report=report)
 
 
+def without_uncited(checked: Checked) -> Checked:
+    """The checked answer without sentences that carry no reference, each listed as uncited. Every sentence of a
+    question's answer is written with its passage numbers; one left without (its number was never shown, or named
+    no passage retrieved) was never checked — the verifier does not judge an uncited sentence too short to be a
+    claim ("The Anattalakkhana Sutta was taught to the Buddha by his disciples.") — so the reader must not see it.
+    Not for study notes, whose headings carry no references."""
+    text = checked.text
+    for sentence in split_sentences(checked.text):
+        if sentence.citations or not sentence.plain.strip():
+            continue
+        checked.unsupported.append(ClaimVerdict(sentence=sentence.plain.strip(), verdict="uncited",
+                                                reason="no reference left to check it against", revised_to=""))
+        text = text.replace(sentence.text, "", 1)
+    checked.text = tidy_text(text)
+    return checked
+
+
 def tidy_text(text: str) -> str:
     """What removals leave behind: doubled spaces, empty lines in a row, a paragraph of nothing."""
     text = re.sub(r"[ \t]{2,}", " ", text)

@@ -358,6 +358,8 @@ class Scholar:
             text = keeping_to_main_texts(without_asides(tidy_draft(text), turn.question, main), main)
         text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
         checked = await asyncio.to_thread(checks.check_sentences, text, verify)
+        if plan.mode != "notes":
+            checked = checks.without_uncited(checked)
         body = without_dangling_clauses(checked.text, [w.text for w in recorder.evidence]).strip()
         if body:
             final = f"{shown}\n\n{body}" if shown else body
