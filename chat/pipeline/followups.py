@@ -12,6 +12,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from chat.pipeline.answer import Citation
 from indexing.text import tokenize
 from prompts import load_prompt
+from tools.passages import clip
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
     """(questions, source) where source is "model" or "fallback". `prefix`: the messages of the turn's last LLM
     call; asking after them lets llama.cpp reuse their KV cache, so only the request itself is evaluated."""
     sources = "; ".join(dict.fromkeys(f"{c.sutta_id} {c.title}".strip() for c in citations if c.sutta_id)) or "none"
-    prompt = load_prompt("followups", count=count, question=question, answer=_short(answer, 600), sources=sources)
+    prompt = load_prompt("followups", count=count, question=question, answer=clip(answer, 600), sources=sources)
     if llm is not None:
         from chat.pipeline.agent import with_max_tokens
 
@@ -96,11 +97,6 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
         except Exception as exc:  # any model failure: the fallback below is always good enough
             log.info("follow-up generation failed: %s", exc)
     return fallback_followups(question, citations, count), "fallback"
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def _key(question: str) -> str:

@@ -10,7 +10,6 @@ was it taught?", "and what comes right after that?") from a new subject.
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -20,6 +19,8 @@ from sqlalchemy.pool import NullPool
 
 from chat.errors import ChatError
 from chat.pipeline.planner import PreviousTurn
+from tools.passages import clip
+from tools.references import strip_citations
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,6 @@ TOKEN_LIMIT = 6000
 HISTORY_TURNS = 2  # turns shown to the model; older ones stay stored but cost no prompt tokens
 RECAP_CHARS = 300  # of each earlier answer, in the recap a follow-up's prompt carries
 RECAP_QUOTE_CHARS = 200  # of the passage an earlier answer quoted, when nothing of the model's own stood
-_REFS = re.compile(r"\s*\[[^\]]*\]")
 
 
 def _approx_tokens(text: str) -> list[str]:
@@ -79,9 +79,9 @@ class SessionMemory:
         parts = []
         for question, said, answer, texts in (await self._answered())[-turns:]:
             if said:
-                told = f"was told: “{_clip(_REFS.sub('', said), RECAP_CHARS)}”"
+                told = f"was told: “{clip(strip_citations(said), RECAP_CHARS)}”"
             elif quoted := _first_quote(answer):  # the evidence alone stood: what "those" or "he" may point at
-                told = f"was shown {', '.join(texts)} saying: “{_clip(quoted, RECAP_QUOTE_CHARS)}”"
+                told = f"was shown {', '.join(texts)} saying: “{clip(quoted, RECAP_QUOTE_CHARS)}”"
             else:
                 told = f"was shown passages of {', '.join(texts)}"
             parts.append(f"the reader asked “{question}” and {told}")
@@ -133,14 +133,9 @@ def _turn(question: ChatMessage, answer: ChatMessage) -> PreviousTurn:
     )
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
-
-
 def _first_quote(answer: str) -> str:
     """The first quoted key line of an answer as shown ("> “…” [MN 63:1.1–2.2]"), without its marks and reference."""
     for line in answer.splitlines():
         if line.startswith(">"):
-            return _REFS.sub("", line.lstrip("> ")).strip().strip("“”\"")
+            return strip_citations(line.lstrip("> ")).strip("“”\"")
     return ""

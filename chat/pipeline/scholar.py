@@ -221,7 +221,7 @@ class Scholar:
         try:
             handler = agent.run(
                 user_msg=user_msg,
-                memory=ChatMemoryBuffer.from_defaults(chat_history=[], token_limit=4000,
+                memory=ChatMemoryBuffer.from_defaults(token_limit=4000,
                                                       tokenizer_fn=lambda s: s.split()),
                 max_iterations=self.settings.agent_max_steps,
             )
