@@ -90,7 +90,7 @@ async def test_pronoun_follow_up_is_answered_within_the_previous_sutta(base, tmp
     assert fresh.resolution.kind == "first" and _tools(fresh)[0] == "search_passages"
 
 
-async def test_a_follow_up_reads_its_sutta_without_the_summary_the_first_turn_was_given(base, tmp_path):
+async def test_a_follow_up_reads_its_sutta_without_the_summary_or_title_line_the_first_turn_was_given(base, tmp_path):
     blurb = "taught in detail"  # MN 10's blurb in the tiny corpus
     path = "Thought: I can answer.\nAnswer: The four kinds of mindfulness meditation are the path [MN 10:2.1]."
     where = "Thought: The setting says it.\nAnswer: He was staying in the land of the Kurus [MN 10:1.2]."
@@ -99,9 +99,10 @@ async def test_a_follow_up_reads_its_sutta_without_the_summary_the_first_turn_wa
     assert blurb in _prompt_text(llm, 0)
     answer = await scholar.aask("Where was he staying when he taught it?", session_id="s")
     assert answer.resolution.kind == "follow_up" and answer.trace[1].input["sutta_id"] == "MN 10"
-    observation = _prompt_text(llm, 2).split("Observation:", 1)[1]
-    assert "MN 10 Mindfulness Meditation" in observation and "Kurus" in observation
-    assert blurb not in observation
+    observation = _prompt_text(llm, 2).rsplit("Observation:", 1)[1]
+    assert "MN 10 Mindfulness Meditation" in _prompt_text(llm, 0) and "Kurus" in observation
+    assert blurb not in observation and "MN 10 Mindfulness Meditation" not in observation
+    assert observation.lstrip().startswith("[1] MN 10:")  # the passages, each with the sutta's name
 
 
 def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_words_of_its_own(base):

@@ -206,6 +206,17 @@ def test_a_generation_that_starts_repeating_itself_is_stopped(fake_llama):
     assert llm.chat(MESSAGES).message.content == fake_llama.reply and not llm.last_stats.looped
 
 
+def test_a_sentence_written_again_with_another_passage_number_ends_the_generation(fake_llama):
+    heading = "The Shorter Discourse With Māluṅkyaputta, Middle Discourses."
+    fake_llama.reply = f"Answer: {heading} [1] {heading} [2] {heading} [3] {heading} [4]"
+    llm = _llm()
+    text = llm.chat(MESSAGES).message.content
+    assert text.startswith(f"Answer: {heading} [1] {heading}") and text.count(heading) == 2 and "[2]" not in text
+    assert llm.last_stats.looped
+    fake_llama.reply = "Answer: Form is not-self, says the Buddha. [1] Feeling is not-self, says the Buddha. [2]"
+    assert llm.chat(MESSAGES).message.content == fake_llama.reply and not llm.last_stats.looped
+
+
 def test_a_prompt_longer_than_the_context_is_a_clear_error(fake_llama):
     with pytest.raises(ChatError, match="more than the model's context window of 64"):
         _llm(context_window=64).chat(MESSAGES + [ChatMessage(role=MessageRole.USER, content="x" * 100)])
@@ -306,3 +317,23 @@ def test_real_model_assembles_and_respects_the_stop_tokens(settings):
     stats = llm.last_stats
     assert stats.completion_tokens < 48  # a stop sequence ended it, not the token limit
     assert stats.prompt_seconds > 0 and stats.decode_seconds > 0
+
+
+@pytest.mark.slow
+def test_real_model_under_the_answer_grammar_cites_each_sentence_and_writes_no_parentheses(settings):
+    from chat.pipeline.grammar import answer_grammar
+    from indexing.settings import ScholarSettings
+
+    real = ScholarSettings(_env_file=None)
+    model_files.install_model(real.model_dir)
+    llm = embedded.build_embedded_llm(real.model_copy(update={"llm_context_window": 2048, "llm_max_tokens": 120}))
+    # Asked to copy three sentences with one reference at the end, the grammar makes it cite each one, and the
+    # heading in parentheses cannot be copied as written.
+    messages = [ChatMessage(role=MessageRole.USER, content=(
+        "Repeat the following line exactly, nothing else:\n"
+        "The eye is burning (Ādittasutta). The ear is burning. The mind is burning. [1]"))]
+    text = llm.with_grammar(lambda: answer_grammar(2)).chat(messages).message.content
+    sentences = re.findall(r"[^.!?\[\]]+[.!?][”’\"]? ((?:\[\d\])+)", text)
+    assert len(sentences) >= 2, text
+    assert re.fullmatch(r"(?:[^\[\]]+[.!?][”’\"]? (?:\[[12]\])+ ?)+", text), text
+    assert "(" not in text and ")" not in text

@@ -206,14 +206,19 @@ class CanonTools:
         def body():
             result = find()
             self.recorder.search_types_used.add("lookup")
-            head = f"{result.sutta_id} {result.title}"
-            if result.title_pali:
-                head += f" ({result.title_pali})"
-            head += f", {result.collection}."
+            # Without the summary (a sutta the conversation has already introduced) the title line goes too: the
+            # model began its answers by copying it, once per passage number; each passage row names the sutta.
+            head = ""
+            if summary:
+                head = f"{result.sutta_id} {result.title}"
+                if result.title_pali:
+                    head += f" ({result.title_pali})"
+                head += f", {result.collection}."
             if len(result.translations) > 1 or translator:
                 head += " " + result.translation_line()
             if result.blurb and summary:
                 head += " " + clip(result.blurb, 200)
+            head = head.strip()
             if asks_for_parallels(query):
                 openings = parallel_openings(self.library, result, self.budget.lookup_passages)
                 windows = self._windows_in(result.doc_ids, "")[:1] + [
@@ -224,7 +229,7 @@ class CanonTools:
                 if result.held_parallels():
                     head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
             passages, text = self._evidence(windows)
-            return passages, head + "\n" + text, f"{result.sutta_id}: {len(windows)} passages"
+            return passages, (head + "\n" + text).lstrip("\n"), f"{result.sutta_id}: {len(windows)} passages"
 
         inputs = {"sutta_id": sutta_id, "query": query}
         if translator:

@@ -22,7 +22,16 @@ string ::= "\"" ([^"\\\n] | "\\" ["\\/nt])* "\""
 # A sentence: no line break, bracket or colon of its own (no "SN 36.6:3.1" written into the prose, where no check
 # maps it), finished with its full stop, then its passage numbers. References allowed anywhere let the small model
 # open a bracket mid-clause ("praised by the Buddha and is [3] in the text."), leaving two fragments.
-_SENTENCE = r'''sentence ::= [^\n\[\]: ] [^\n\[\]:]{5,299} [.!?] ["”’]? " " refs
+# - A full stop followed by a space ends the sentence. With stops allowed inside, the model ran three sentences into
+#   one 300-character "sentence" with one reference at its end, cut off mid-word ("its oldage. [2]"), and the checks
+#   dropped the unreferenced sentences before it. "AN 3.36", "e.g." and "..." stay possible; ".T" does not.
+# - It opens with a capital, a digit or a quotation mark: a lowercase start continued the sentence before the
+#   references ("… meditation." [2] is the one that answers the question).
+# - No parentheses or asterisks: what the model put in them was a copied heading ("SN 12.2 Analysis (Vibhaṅgasutta),
+#   Linked Discourses (Saṁyutta Nikāya).", once per passage number) or markdown, never a claim.
+# - No CJK: the Qwen model drifts into Chinese mid-answer ("…by the Buddha.，请问您还有其他问题吗?").
+_SENTENCE = r'''sentence ::= [A-Z0-9“"‘\u00c0-\u024f\u1e00-\u1eff] inner{5,299} [.!?] ["”’]? " " refs
+inner ::= [^\n\[\]():*.!?\u3000-\u9fff\uff00-\uffef] | [.!?] [0-9a-z.,;]
 refs ::= "[" num "]" ("[" num "]"){0,%d}
 '''
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -56,9 +57,19 @@ def chatml(messages: Sequence[ChatMessage]) -> str:
     return "".join(out)
 
 
+# A sentence that has just ended and opened its first reference: "… Middle Discourses. [" (or "[2", "[2] ").
+_SENTENCE_THEN_REFS = re.compile(r"(?:^|\]|\n)\s*([^\[\]\n]{20,}?)\s*\[\d*\]?\s*$")
+
+
 def repeats_itself(text: str, span: int = LOOP_SPAN) -> bool:
-    """Whether the last `span` characters of `text` already occur earlier in it."""
-    return len(text) >= 2 * span and text[-span:] in text[:-span]
+    """Whether the last `span` characters of `text` already occur earlier in it, or the sentence it has just
+    finished was written before (the same heading again with another passage number: "X. [1] X. [2]")."""
+    if len(text) >= 2 * span and text[-span:] in text[:-span]:
+        return True
+    if not text.rstrip().rstrip("]0123456789").endswith("["):
+        return False
+    ended = _SENTENCE_THEN_REFS.search(text)
+    return ended is not None and ended.group(1) in text[:ended.start(1)]
 
 
 @dataclass
