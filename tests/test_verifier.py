@@ -205,6 +205,27 @@ def test_partial_sentence_loses_the_clause_no_passage_holds(stores):
     assert [v.verdict for v in verifier.verify(checked.text, passages).verdicts] == ["supported"]
 
 
+def test_a_partial_sentence_keeps_a_later_clause_only_when_it_can_stand_alone(stores):
+    from chat.pipeline import checks
+
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    passages = passages_of(store, "mn201", "mn202")
+
+    def check(draft):
+        checked = checks.check_sentences(draft, lambda text: verifier.verify(text, passages))
+        [claim] = checked.unsupported
+        assert claim.verdict == "partial" and "palace" not in checked.text
+        return claim.revised_to
+
+    # an independent clause after "and" stands without the failed first part
+    assert check("Venerable Sāriputta then asked the king for a golden palace, and the Realized One grew up in the "
+                 "world but lives unsoiled by it like a lotus [MN 201].").startswith("The Realized One grew up")
+    # the last item of a list whose other items failed does not ("A lotus that sprouted and grew in the water.")
+    assert check("Sāriputta saw a lotus that grew in the palace of the king, a lotus that grew in the golden water, "
+                 "and a lotus that sprouted and grew in the water [MN 201].") == ""
+
+
 def test_split_parts():
     assert split_parts("MN 1 says X is good and Y is bad.") == ["says X is good and Y is bad"]
     parts = split_parts("Sāriputta guides people to stream-entry, and the Buddha analyzes the four truths himself.")

@@ -287,6 +287,23 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     return any(not (w & affirmed) for w in denied)
 
 
+_AUXILIARY = frozenset("be is are was were been do does did have has had will would can could should shall may "
+                       "might must to a an the it they he she one any anything".split())
+
+
+def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
+    """Whether the word a negative clause negates is one the evidence clause says: "are not personal matters"
+    against "are personal matters" is; "who does not practise will miss out on the blessings" against "they miss
+    out on the blessings" is not (its "not" belongs to a line the match left out)."""
+    from indexing.text import tokenize
+
+    for m in _NEG.finditer(clause.replace("’", "'")):
+        after = [w for w in re.findall(r"[\w'-]+", clause[m.end():].lower()) if w not in _AUXILIARY]
+        if not after or set(tokenize(after[0])) & evidence_words or not tokenize(after[0]):
+            return True
+    return False
+
+
 def negation_check(claim: str, evidence: str) -> str | None:
     """Each clause of the claim against the evidence clause sharing most content words with it: a clause that
     says the same thing with the opposite polarity is a negation."""
@@ -300,6 +317,8 @@ def negation_check(claim: str, evidence: str) -> str | None:
             continue
         best, shared = max(((c, len(words & w)) for c, w in ev), key=lambda x: x[1])
         if shared >= max(3, 0.6 * len(words)) and polarity(clause) != polarity(best):
+            if polarity(clause) and not _negates_what_the_text_says(clause, set(tokenize(best))):
+                continue
             return "negated"
     if _asserts_what_is_denied(claim, ev):
         return "negated"

@@ -293,7 +293,7 @@ def _without_unsupported_clauses(v) -> str | None:
     if v.verdict != "partial" or any(p.span is None for p in parts):
         return None
     kept = [i for i, p in enumerate(parts) if p.supported]
-    if not kept or len(kept) == len(parts):
+    if not kept or len(kept) == len(parts) or (kept[0] != 0 and _fragment(parts, kept)):
         return None
     plain = v.sentence
     pieces: list[str] = []
@@ -311,6 +311,25 @@ def _without_unsupported_clauses(v) -> str | None:
     if not refs:
         return None
     return f"{body[0].upper()}{body[1:]} {' '.join(f'[{r}]' for r in refs)}."
+
+
+_SUBORDINATE = re.compile(r"(?:and |but |or )?(?:that|which|who|whom|whose|because|while|whereas|although|though|"
+                          r"if|when|where|since|as|so that|whether|until|unless)\b", re.I)
+
+
+def _fragment(parts, kept: list[int]) -> bool:
+    """Whether what is left once the first part failed cannot stand as a sentence: a subordinate clause ("that the
+    present should be discerned") or an item of a list whose other items failed ("…there are dwarf cow elephants
+    with big footprints, …, and tall lofty cow elephants with big footprints" would leave "Tall lofty cow elephants
+    with big footprints [MN 27:10.12]."). An independent clause after "and" stands."""
+    from tools.evidence import claim_tokens
+
+    first = parts[kept[0]].text.strip()
+    if _SUBORDINATE.match(first):
+        return True
+    words = set(claim_tokens(first))
+    dropped = [set(claim_tokens(p.text)) for i, p in enumerate(parts) if i not in kept]
+    return bool(words) and any(len(words & d) >= 0.5 * len(words) for d in dropped)
 
 
 def _repoint(sentence, idle: list[str]) -> str:
