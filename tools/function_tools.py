@@ -182,9 +182,10 @@ class CanonTools:
                             lambda: lookup(self.library, sutta_id, translator=translator or None))
 
     def lookup_named(self, named: NamedSutta, query: str = "", translator: str = "", *,
-                     setting: bool = False, summary: bool = True) -> ToolResult:
+                     setting: bool = False, summary: bool = True, windows: int = 0) -> ToolResult:
         """`lookup_sutta` for a sutta the query's analysis already resolved to its documents; `setting` lets its
-        opening compete with the lines that match the query; `summary=False` leaves out its summary (blurb)."""
+        opening compete with the lines that match the query; `summary=False` leaves out its summary (blurb);
+        `windows`: fewer passages than the budget's."""
         from tools.lookup import lookup, lookup_docs
 
         translator = translator.strip() or (translator_named(query) or "")
@@ -197,10 +198,11 @@ class CanonTools:
             return lookup_docs(self.library, named.reference, named.doc_ids, query=named.sutta_id,
                                translator=translator or None)
 
-        return self._lookup(named.sutta_id, query, translator, find, setting=setting, summary=summary)
+        return self._lookup(named.sutta_id, query, translator, find, setting=setting, summary=summary,
+                            limit=windows)
 
     def _lookup(self, sutta_id: str, query: str, translator: str, find, *, setting: bool = False,
-                summary: bool = True) -> ToolResult:
+                summary: bool = True, limit: int = 0) -> ToolResult:
         from tools.lookup import parallel_openings
 
         def body():
@@ -225,7 +227,7 @@ class CanonTools:
                     w for p in openings if (w := opening(self.library.evidence, p.doc_id)) is not None]
                 head += "\n" + result.parallels_text({p.sutta_id: p.ref for p in openings})
             else:
-                windows = self._windows_in(result.doc_ids, query, setting=setting)
+                windows = self._windows_in(result.doc_ids, query, setting=setting, limit=limit)
                 if result.held_parallels():
                     head += f"\nParallels in the library: {'; '.join(result.held_parallels())}."
             passages, text = self._evidence(windows)

@@ -71,6 +71,7 @@ class LookupStep:
     # the text's summary heads its lines unless the conversation already introduced the text: then it is no news
     # to the reader, and to the small model a paragraph to copy out instead of answering from the lines
     summary: bool = True
+    windows: int = 0  # passages to show; 0: the tool budget's
 
     @property
     def kwargs(self) -> dict:

@@ -32,6 +32,9 @@ Kind = Literal["first", "new", "follow_up"]
 
 SCOPE_SUTTAS = 2  # a follow-up reads at most this many of the conversation's suttas
 SEARCH_BESIDE = 2  # evidence items the global search beside a scoped lookup may add
+# passages a scoped lookup shows: a follow-up asks one narrower thing of a text the reader has already been shown,
+# and each passage is ~100 prompt tokens (a second) that its recap has already spent
+FOLLOW_UP_WINDOWS = 3
 SHORT = 1  # a question with at most this many words of its own has no subject of its own
 
 _POINTER = re.compile(r"\b(it|its|he|him|his|she|her|they|them|their|those|these|there)\b")
@@ -162,7 +165,7 @@ def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resoluti
         plan.steps.append(LookupStep(
             named_sutta(library, sutta_id), query,
             f"The question continues the conversation about {sutta_id}; I need its lines that answer it.",
-            setting=setting, summary=False,
+            setting=setting, summary=False, windows=FOLLOW_UP_WINDOWS,
         ))
     new_words = _outside(library, resolution.scope, _own_words(question))
     if new_words:

@@ -568,7 +568,8 @@ def _names_met(question: str, evidence, bm25) -> bool:
 
 def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:
     if isinstance(step, LookupStep):
-        return canon.lookup_named(step.sutta, step.query, setting=step.setting, summary=step.summary)
+        return canon.lookup_named(step.sutta, step.query, setting=step.setting, summary=step.summary,
+                                  windows=step.windows)
     if isinstance(step, SearchStep):
         return canon.search_passages(step.query, step.collection or "", k=canon.budget.k, windows=step.windows,
                                      prefer=step.prefer)
