@@ -124,6 +124,29 @@ def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_wor
     assert "Moḷiyaphagguna" not in query("How was he told to meditate?")  # its own words find the lines
 
 
+def test_a_scoped_follow_up_reads_fewer_passages_of_its_sutta_than_a_first_question(base):
+    from chat.pipeline.planner import PreviousTurn
+    from chat.pipeline.resolve import FOLLOW_UP_WINDOWS, Resolution, scoped_plan
+    from tools.function_tools import CanonTools
+    from tools.query import analyse_query
+    from tools.turn import TurnRecorder
+
+    from helpers_tools import open_library
+
+    library = open_library(base)
+    anchor = PreviousTurn("What does MN 10 teach?", "…", cited_refs=["MN 10:2.1"])
+    resolution = Resolution("follow_up", "it points back", scope=["MN 10"])
+    plan = scoped_plan(library, analyse_query(library, "Where was he staying when he taught it?"), anchor, resolution, "auto")
+    [step] = [s for s in plan.steps if s.tool == "lookup_sutta"]
+    assert step.windows == FOLLOW_UP_WINDOWS
+
+    def shown(windows: int) -> int:
+        result = CanonTools(library, TurnRecorder()).lookup_named(step.sutta, "What does MN 10 teach?", windows=windows)
+        return len(result.evidence)
+
+    assert shown(0) > FOLLOW_UP_WINDOWS - 1 and shown(FOLLOW_UP_WINDOWS - 1) == FOLLOW_UP_WINDOWS - 1
+
+
 async def test_a_follow_up_bringing_words_its_sutta_lacks_also_searches_the_library(base, tmp_path):
     saw = ("Thought: I can answer.\nAnswer: Anyone who had a malevolent thought would not be following the "
            "instructions [MN 21:20.1].")
