@@ -136,7 +136,8 @@ def test_a_scoped_follow_up_reads_fewer_passages_of_its_sutta_than_a_first_quest
     library = open_library(base)
     anchor = PreviousTurn("What does MN 10 teach?", "…", cited_refs=["MN 10:2.1"])
     resolution = Resolution("follow_up", "it points back", scope=["MN 10"])
-    plan = scoped_plan(library, analyse_query(library, "Where was he staying when he taught it?"), anchor, resolution, "auto")
+    question = analyse_query(library, "Where was he staying when he taught it?")
+    plan = scoped_plan(library, question, anchor, resolution, "auto")
     [step] = [s for s in plan.steps if s.tool == "lookup_sutta"]
     assert step.windows == FOLLOW_UP_WINDOWS
 

@@ -226,6 +226,17 @@ def test_a_partial_sentence_keeps_a_later_clause_only_when_it_can_stand_alone(st
                  "and a lotus that sprouted and grew in the water [MN 201].") == ""
 
 
+def test_a_sentence_whose_quotation_changes_the_texts_words_is_unsupported(stores):
+    store, bm25 = stores
+    passages = passages_of(store, "mn201", "mn202")
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    faithful = "The text says “the Realized One was born and grew up in the world but lives unsoiled by it” [MN 201]."
+    assert verifier.verify(faithful, passages).verdicts[0].verdict == "supported"
+    changed = faithful.replace("lives unsoiled by it", "lives soiled by it")
+    [v] = verifier.verify(changed, passages).verdicts
+    assert v.verdict == "unsupported" and v.reason.startswith("misquoted")
+
+
 def test_split_parts():
     assert split_parts("MN 1 says X is good and Y is bad.") == ["says X is good and Y is bad"]
     parts = split_parts("Sāriputta guides people to stream-entry, and the Buddha analyzes the four truths himself.")

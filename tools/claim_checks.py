@@ -255,6 +255,27 @@ def _clauses(text: str, commas: bool = False) -> list[str]:
 _QUOTED = re.compile(r"[“\"‘]([^“”\"‘’]{3,400})[”\"’]")
 
 
+_DOUBLE_QUOTED = re.compile(r"[“\"]([^“”\"]{12,600})[”\"]")
+MIN_QUOTED_WORDS = 4
+
+
+def plain_words(text: str) -> str:
+    """Folded words and numbers only, one space apart: what a quotation and its source must share verbatim."""
+    return " ".join(re.findall(r"[a-z0-9]+", fold(text)))
+
+
+def misquoted(claim: str, source_words: str) -> str | None:
+    """A quotation in the claim (in double quotes, four words or more; each piece between ellipses on its own) that
+    the source does not hold word for word: "That's how, guarding and looking after ourselves, …" where the text
+    has "looking after each other". `source_words` is the source as `plain_words` gives it."""
+    for m in _DOUBLE_QUOTED.finditer(claim):
+        for piece in re.split(r"…|\.\.\.", m.group(1)):
+            words = plain_words(piece)
+            if len(words.split()) >= MIN_QUOTED_WORDS and f" {words} " not in f" {source_words} ":
+                return f"misquoted: “{piece.strip()[:60]}”"
+    return None
+
+
 def without_own_quotes(claim: str, evidence: str) -> str:
     """The claim with its quotations of the evidence taken out: a "never" inside the text's own words is the
     text's negation, quoted faithfully, not the claim negating the text."""

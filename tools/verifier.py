@@ -23,11 +23,13 @@ from tools.claim_checks import (
     count_check,
     count_holder_check,
     counted,
+    misquoted,
     name_check,
     names,
     negation_check,
     number_check,
     numbers,
+    plain_words,
 )
 from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 from tools.passages import Passage
@@ -226,6 +228,7 @@ class ClaimVerifier:
         self.mode = mode
         self.judge = _judge_for(llm)
         self._sutta_numbers: dict[str, set[int]] = {}
+        self._sutta_words: dict[str, str] = {}  # a sutta's text as `plain_words`, for quotations
         self._sutta_counts: dict[str, tuple[list[set[tuple[int, str]]], set[tuple[int, str]]]] = {}
 
     def verify(self, draft: str | list[str], passages: list[Passage] | TurnRecorder | None = None,
@@ -284,6 +287,12 @@ class ClaimVerifier:
             absent = self._absent_from_texts(plain, views)
             if absent:
                 verdict.verdict, verdict.reason = "unsupported", absent
+        if verdict.verdict in ("supported", "partial"):
+            # a quotation is the text's own words or nothing: the small model "quotes" a line with a word changed
+            # (the tutor's "looking after each other" as "looking after ourselves"), turning it into the other view
+            wrong = [misquoted(_strip_framing(plain), self._words_of(v)) for v in views]
+            if all(wrong):
+                verdict.verdict, verdict.reason = "unsupported", str(wrong[0])
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
         elif judge is not None and not strict and _rescuable(verdict):
@@ -358,6 +367,13 @@ class ClaimVerifier:
             found = ([counted(s.en) for s in view.segments], set().union(*(counted(s.en, near=True)
                                                                             for s in view.segments)))
             self._sutta_counts[view.doc.doc_id] = found
+        return found
+
+    def _words_of(self, view: SuttaView) -> str:
+        found = self._sutta_words.get(view.doc.doc_id)
+        if found is None:
+            found = plain_words(" ".join(s.en for s in view.segments))
+            self._sutta_words[view.doc.doc_id] = found
         return found
 
     def _numbers_of(self, view: SuttaView) -> set[int]:
