@@ -146,13 +146,12 @@ def test_each_count_of_the_claim_is_checked_on_its_own_words():
 def test_a_quotation_is_the_texts_own_words_or_misquoted():
     from tools.claim_checks import misquoted, plain_words
 
-    text = plain_words("Then the pole acrobat said, ‘You look after me, and I’ll look after you. That’s how, guarding "
-                       "and looking after each other, we’ll display our skill and get down safely from the pole.’")
-    assert misquoted("It says “That’s how, guarding and looking after ourselves, we’ll display our skill.”", text) \
-        .startswith("misquoted: “That’s how, guarding and looking after ourselves")
-    assert misquoted("It says “That’s how, guarding and looking after each other, we’ll display our skill …”", text) \
+    text = plain_words("Suppose there was a lotus that sprouted and grew in the water, but rose up above it, unsoiled. "
+                       "In the same way, the Realized One was born and grew up in the world but lives unsoiled by it.")
+    assert misquoted("It says “the Realized One was born and grew up in the world but lives soiled by it.”", text) \
+        .startswith("misquoted: “the Realized One was born")
+    assert misquoted("It says “the Realized One was born and grew up in the world but lives unsoiled by it.”", text) \
         is None
     # pieces between ellipses stand alone; short phrases and single quotes are not quotations to hold to the letter
-    assert misquoted("“guarding and looking after each other … get down safely from the pole”", text) is None
-    assert misquoted("He calls it a “lofty pole”, and ‘guarding one another’ is the point.", text) is None
-
+    assert misquoted("“a lotus that sprouted … lives unsoiled by it”", text) is None
+    assert misquoted("He calls it a “risen lotus”, and ‘born in the water’ is the point.", text) is None

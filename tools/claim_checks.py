@@ -266,8 +266,8 @@ def plain_words(text: str) -> str:
 
 def misquoted(claim: str, source_words: str) -> str | None:
     """A quotation in the claim (in double quotes, four words or more; each piece between ellipses on its own) that
-    the source does not hold word for word: "That's how, guarding and looking after ourselves, …" where the text
-    has "looking after each other". `source_words` is the source as `plain_words` gives it."""
+    the source does not hold word for word ("… lives soiled by it" where the text has "unsoiled"). `source_words`
+    is the source as `plain_words` gives it."""
     for m in _DOUBLE_QUOTED.finditer(claim):
         for piece in re.split(r"…|\.\.\.", m.group(1)):
             words = plain_words(piece)

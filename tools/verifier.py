@@ -287,16 +287,17 @@ class ClaimVerifier:
             absent = self._absent_from_texts(plain, views)
             if absent:
                 verdict.verdict, verdict.reason = "unsupported", absent
-        if verdict.verdict in ("supported", "partial"):
-            # a quotation is the text's own words or nothing: the small model "quotes" a line with a word changed
-            # (the tutor's "looking after each other" as "looking after ourselves"), turning it into the other view
-            wrong = [misquoted(_strip_framing(plain), self._words_of(v)) for v in views]
-            if all(wrong):
-                verdict.verdict, verdict.reason = "unsupported", str(wrong[0])
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
         elif judge is not None and not strict and _rescuable(verdict):
             self._rescue(judge, verdict, views)
+        if verdict.verdict in ("supported", "partial"):
+            # a quotation is the text's own words or nothing, whatever the judge made of the rest: a line "quoted"
+            # with one word changed ("lives soiled by it") passes every lexical check and says what the text does
+            # not
+            wrong = [misquoted(_strip_framing(plain), self._words_of(v)) for v in views]
+            if all(wrong):
+                verdict.verdict, verdict.reason = "unsupported", str(wrong[0])
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
             verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
         if verdict.verdict == "unsupported" and verdict.reason.startswith("not in the cited text"):
