@@ -118,6 +118,17 @@ async def test_follow_ups_are_held_to_a_questions_only_grammar_where_the_provide
     LlamaGrammar.from_string(grammars[0], verbose=False)  # llama.cpp accepts it
 
 
+async def test_one_usable_follow_up_of_the_models_is_kept_and_the_rest_come_from_the_texts():
+    from chat.pipeline.followups import generate_followups
+    from chat.providers.scripted import ScriptedLLM
+
+    same = "What does AN 1.51 say about the mind?"
+    llm = ScriptedLLM(["\n".join([same] * 3)])
+    got, source = await generate_followups(llm, "Is the mind radiant?", "The mind is radiant.", [], count=3)
+    assert got[0] == same and len(got) == 3 and len(set(got)) == 3 and source == "model and fallback"
+    assert got[1:] == fallback_followups("Is the mind radiant?", [], 3)[:2]
+
+
 def test_fallback_followups_need_no_citations():
     assert 2 <= len(fallback_followups("What is mindfulness?", [])) <= 3
 

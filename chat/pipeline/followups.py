@@ -93,6 +93,11 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
             got = parse_followups(response.message.content or "", count, asked=question)
             if len(got) >= 2:
                 return got, "model"
+            if got:
+                # one usable question (the model wrote the same one three times): keep it, the rest from the texts
+                seen = {_key(q) for q in got}
+                rest = [q for q in fallback_followups(question, citations, count + 1) if _key(q) not in seen]
+                return (got + rest)[:count], "model and fallback"
             log.info("follow-up reply unusable: %.200r", response.message.content)
         except Exception as exc:  # any model failure: the fallback below is always good enough
             log.info("follow-up generation failed: %s", exc)
