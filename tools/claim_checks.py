@@ -320,7 +320,8 @@ def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
 
     for m in _NEG.finditer(clause.replace("’", "'")):
         after = [w for w in re.findall(r"[\w'-]+", clause[m.end():].lower()) if w not in _AUXILIARY]
-        if not after or set(tokenize(after[0])) & evidence_words or not tokenize(after[0]):
+        negated = set(tokenize(after[0])) if after else set()
+        if not negated or negated & evidence_words:
             return True
     return False
 

@@ -295,7 +295,8 @@ class ClaimVerifier:
             # a quotation is the text's own words or nothing, whatever the judge made of the rest: a line "quoted"
             # with one word changed ("lives soiled by it") passes every lexical check and says what the text does
             # not
-            wrong = [misquoted(_strip_framing(plain), self._words_of(v)) for v in views]
+            claim = _strip_framing(plain)
+            wrong = [misquoted(claim, self._words_of(v)) for v in views]
             if all(wrong):
                 verdict.verdict, verdict.reason = "unsupported", str(wrong[0])
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
