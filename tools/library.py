@@ -123,9 +123,11 @@ class Library:
             try:
                 chroma = ChromaStore(index_dir / "chroma", settings.chroma_collection, settings.chroma_url)
                 if embed_model is None:
-                    from indexing.embeddings import build_embed_model
+                    from indexing.embeddings import build_embed_model, settings_for_index
 
-                    embed_model = build_embed_model(settings)
+                    # queries are embedded by the backend that embedded the index's chunks
+                    embed_settings = settings_for_index(settings, docstore.info("embed_model"))
+                    embed_model = build_embed_model(embed_settings, threads=max(0, settings.query_threads))
                     _limit_threads(settings.query_threads)
             except Exception as exc:  # model files, torch, Chroma: any failure means "BM25 only", reported
                 dense_error = f"{type(exc).__name__}: {exc}"
