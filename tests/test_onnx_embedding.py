@@ -111,3 +111,30 @@ def test_queries_follow_the_backend_that_built_the_index(settings: ScholarSettin
     # another model or provider is not silently swapped in: that is the user's setting to change
     assert settings_for_index(onnx, "local:other-model+onnx-int8") is onnx
     assert settings_for_index(onnx, "ollama:nomic-embed-text") is onnx
+
+
+def test_an_index_keeps_its_backend_unless_another_is_asked_for(settings: ScholarSettings, mini_corpus: Path,
+                                                                fake_embed) -> None:
+    from indexing.pipeline import ingest
+    from indexing.stores.docstore import DocStore
+
+    def recorded() -> object:
+        store = DocStore(settings.index_dir / "docstore.sqlite")
+        try:
+            return store.info("embed_model")
+        finally:
+            store.close()
+
+    first = ingest(settings.model_copy(update={"embed_backend": "torch"}), [mini_corpus], embed_model=fake_embed,
+                   progress=False)
+    assert first.chunks_written > 0 and recorded() == "local:all-MiniLM-L6-v2"
+
+    default = ScholarSettings(_env_file=None, index_dir=settings.index_dir, corpus_paths=[mini_corpus],
+                              chroma_url=None)  # the backend left to its default (ONNX)
+    assert default.embed_backend == "onnx"
+    again = ingest(default, [mini_corpus], embed_model=fake_embed, progress=False)
+    assert again.chunks_written == 0 and again.cards_embedded == 0 and recorded() == "local:all-MiniLM-L6-v2"
+
+    switched = ingest(default.model_copy(update={"embed_backend": "onnx"}), [mini_corpus], embed_model=fake_embed,
+                      progress=False)
+    assert switched.chunks_written == first.chunks_written and recorded() == "local:all-MiniLM-L6-v2+onnx"
