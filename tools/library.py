@@ -7,6 +7,7 @@ BM25 and says why in `dense_error`, so a broken model install degrades search in
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -45,12 +46,9 @@ def _limit_threads(n: int) -> None:
     # Process-wide, so only done when this process loads the model to serve queries (never during ingest).
     if n <= 0:
         return
-    try:
-        import torch
-
+    torch = sys.modules.get("torch")  # loaded by the torch backend only; importing it here would cost seconds
+    if torch is not None:
         torch.set_num_threads(n)
-    except ImportError:  # the Ollama embedding provider needs no torch
-        pass
     try:
         from threadpoolctl import threadpool_limits
 
