@@ -63,7 +63,7 @@ class Database:
         if backend == "sqlite" and parsed.database:
             return cls(parsed.set(drivername="sqlite"), purpose)
         raise StoreError(f"SCHOLAR_DATABASE_URL names a {backend} database; only PostgreSQL "
-                         "(postgresql://user:password@host:5432/dbname) is supported, or leave it unset for SQLite files")
+                         "(postgresql://user:password@host:5432/dbname) is supported; unset, SQLite files are used")
 
     @classmethod
     def sqlite(cls, path: Path, purpose: str) -> Database:

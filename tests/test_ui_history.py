@@ -8,7 +8,7 @@ from unittest.mock import Mock
 import pytest
 
 from chat.ui.auth import check_password, ensure_auth_secret, parse_users
-from chat.ui.history import FILES_ROUTE, build_data_layer, mount_file_route
+from chat.ui.history import FILES_ROUTE, HistoryStore, build_data_layer, mount_file_route
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
     from chainlit.element import Text
     from chainlit.user import User
 
-    layer, storage = build_data_layer(tmp_path / "chat" / "history.sqlite")
+    layer, storage = build_data_layer(HistoryStore.sqlite(tmp_path / "chat" / "history.sqlite"))
     user = await layer.create_user(User(identifier="reader"))
     thread_id = context.thread_id
     await layer.update_thread(thread_id, name="What is burning?", user_id=user.id)
@@ -80,7 +80,7 @@ async def test_stored_elements_are_served_to_the_owner_of_their_thread(tmp_path,
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    db = tmp_path / "history.sqlite"
+    db = HistoryStore.sqlite(tmp_path / "history.sqlite")
     layer, storage = build_data_layer(db)
     user = await layer.create_user(User(identifier="reader"))
     thread_id = context.thread_id
@@ -136,11 +136,10 @@ def test_auth_secret_is_made_once_and_kept(tmp_path, monkeypatch):
 
 
 async def test_local_reader_exists_before_the_first_login(tmp_path):
-    from chat.ui.history import ensure_user
-
-    layer, _ = build_data_layer(tmp_path / "history.sqlite")
-    ensure_user(tmp_path / "history.sqlite", "reader")
-    ensure_user(tmp_path / "history.sqlite", "reader")  # idempotent: one row, same ID
+    store = HistoryStore.sqlite(tmp_path / "history.sqlite")
+    layer, _ = build_data_layer(store)
+    store.ensure_user("reader")
+    store.ensure_user("reader")  # idempotent: one row, same ID
     first = await layer.get_user("reader")
     assert first is not None and first.identifier == "reader"
     assert (await layer.get_user("reader")).id == first.id

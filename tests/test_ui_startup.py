@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat.runtime import Runtime
-from chat.ui.history import FILES_ROUTE, build_data_layer
+from chat.ui.history import FILES_ROUTE, HistoryStore, build_data_layer
 
 from helpers_tools import open_library
 
@@ -72,7 +72,7 @@ def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, ru
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
 
     # an element stored by the history layer is served to its owner, never the UI page in its place
-    _, storage = build_data_layer(runtime.settings.resolved_chat_db)
+    _, storage = build_data_layer(HistoryStore.from_settings(runtime.settings))
     stored = asyncio.run(storage.upload_file("owner-1/el-1/SN 35.28:1.3", "the panel", mime="text/plain"))
     assert stored["url"].startswith(FILES_ROUTE + "/owner-1/")
     with contextlib.closing(sqlite3.connect(runtime.settings.resolved_chat_db)) as conn, conn:
@@ -102,7 +102,7 @@ def test_starting_again_replaces_the_routes_and_sets_the_login(chainlit_app, run
     assert cl_config.code.header_auth_callback is not None and cl_config.code.password_auth_callback is None
     assert os.environ["CHAINLIT_AUTH_SECRET"]
     layer = cl_config.code.data_layer()
-    assert type(layer).__name__ == "SQLiteDataLayer"
+    assert type(layer).__name__ == "HistoryDataLayer"
 
     with_users = runtime.settings.model_copy(update={"chat_users": "ann:pw"})
     start(with_users, runtime)

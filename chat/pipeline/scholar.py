@@ -56,6 +56,7 @@ from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, k
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
+from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
@@ -107,7 +108,7 @@ class Scholar:
         self.settings = settings
         self.library = library
         self.llm = llm
-        self._memory_store = None  # chat.pipeline.memory.MemoryStore, made at the first turn with a session
+        self._memory_store: MemoryStore | None = None  # made at the first turn with a session
         self._memory_lock = threading.Lock()
 
     # ---- public API ------------------------------------------------------------------------------------------
@@ -480,7 +481,6 @@ class Scholar:
         if not session_id:
             return None
         from chat.database import memory_database
-        from chat.pipeline.memory import MemoryStore, SessionMemory
 
         with self._memory_lock:
             if self._memory_store is None:
