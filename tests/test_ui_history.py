@@ -172,3 +172,22 @@ def test_scholar_chat_refuses_to_start_with_a_malformed_user_list(monkeypatch, c
     assert main(["chat"]) == 2
     assert started == []
     assert "SCHOLAR_CHAT_USERS: entry 1" in caplog.text
+
+
+def test_a_login_is_refused_not_waved_through_while_its_database_cannot_be_read(tmp_path):
+    """Logged-out tokens are known only to the database: while it cannot be read, no token counts (fail closed),
+    and the reason names the database in one line."""
+    from chainlit.user import User
+
+    from chat.ui.logins import LoginGuard, RevokedLoginError
+
+    store = HistoryStore.sqlite(tmp_path / "history.sqlite")
+    build_data_layer(store)
+    guard = LoginGuard({}, "reader", "secret", store)
+    user = User(identifier="reader", metadata=guard.stamp({}, "reader"))
+    guard.check(user)  # a current login counts
+    (tmp_path / "history.sqlite").write_bytes(b"not a database any more " * 200)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"history.sqlite{suffix}").unlink(missing_ok=True)
+    with pytest.raises(RevokedLoginError, match=r"logins cannot be checked now: The chat history \(the file "):
+        guard.check(user)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import jwt
 
 from chat.api.security import SlidingWindowLimiter
+from chat.database import StoreError
 from chat.ui.auth import check_password
 
 if TYPE_CHECKING:
@@ -81,7 +82,11 @@ class LoginGuard:
             raise RevokedLoginError(f"{name!r} logged in under another configuration")
         if not hmac.compare_digest(str(meta.get("credential", "")).encode(), self.credential(name).encode()):
             raise RevokedLoginError(f"the credentials of {name!r} changed since this login")
-        if self.revoked(str(meta.get("login", ""))):
+        try:
+            revoked = self.revoked(str(meta.get("login", "")))
+        except StoreError as exc:  # the database is down: a logged-out token must not pass meanwhile
+            raise RevokedLoginError(f"logins cannot be checked now: {exc}") from exc
+        if revoked:
             raise RevokedLoginError("this login was logged out")
 
     def revoke(self, login: str, until: float) -> None:
