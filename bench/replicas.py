@@ -64,9 +64,9 @@ QUESTIONS = [
 
 
 def build_index(root: Path) -> Path:
-    from corpus import write_mini_corpus
-
     from indexing.pipeline import ingest
+
+    from corpus import write_mini_corpus
 
     corpus = write_mini_corpus(root / "corpus")
     settings = ScholarSettings(_env_file=None, index_dir=root / "index", corpus_paths=[corpus], chroma_url=None)
@@ -94,7 +94,7 @@ def start_replica(home: Path, shipped: Path, database_url: str) -> tuple[subproc
         "SCHOLAR_API_QUERY_RATE": "100000", "SCHOLAR_API_SEARCH_RATE": "100000",
         "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False",
     })
-    log_file = open(home / "server.log", "w")  # noqa: SIM115 - closed with the process, below
+    log_file = open(home / "server.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "chat.cli", "serve", "--host", HOST, "--port", str(port)],
                             stdout=log_file, stderr=subprocess.STDOUT, env=env, cwd=home)
     return proc, f"http://{HOST}:{port}/api"
@@ -210,7 +210,8 @@ def main() -> int:
         "memory_samples": memory_problems[:10], "requests_per_s": round(len(out["latencies"]) / elapsed, 2),
         "latency_s": {"p50": round(float(np.percentile(lat, 50)), 3), "p95": round(float(np.percentile(lat, 95)), 3),
                       "max": round(float(lat.max()), 3)},
-        "index": str(args.index_dir or "tests' mini corpus"), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "index": str(args.index_dir or "tests' mini corpus"), "cpus": os.cpu_count(),
+        "python": platform.python_version(),
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -252,3 +252,26 @@ def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(ch
         answer = response.json()
         assert time.monotonic() - started > 2.0 and llm.calls >= 1
         assert answer["status"] == "answered" and "burning" in answer["answer"], answer
+
+
+@pytest.mark.postgres
+def test_a_login_and_its_logout_hold_on_every_replica_of_one_database(chainlit_app, runtime, postgres_url, tmp_path,
+                                                                       monkeypatch):
+    from chat.ui.launch import start
+
+    def replica(name: str) -> None:  # as another process would start: its own files, no secret in its environment
+        monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
+        start(runtime.settings.model_copy(update={"chat_users": "ann:pw", "database_url": postgres_url,
+                                                  "chat_db": tmp_path / name / "history.sqlite"}), runtime)
+
+    client = TestClient(chainlit_app)
+    replica("a")
+    ann = _login(client, "ann", "pw")
+    assert ann and _me(client, ann) == 200
+    replica("b")
+    assert _me(client, ann) == 200  # signed on A, accepted on B: the secret is the database's
+    client.cookies.clear()
+    assert client.post("/logout", headers={"Cookie": f"access_token={ann}"}).status_code == 200
+    replica("a")
+    assert _me(client, ann) == 401  # logged out on B, refused on A
+    assert not (tmp_path / "a" / "history.sqlite").exists() and not (tmp_path / "a" / "auth-secret").exists()
