@@ -16,8 +16,8 @@ from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.function_tools import CanonTools
 from tools.library import Library
-from tools.lookup import lookup
-from tools.query import analyse_query
+from tools.search.query import analyse_query
+from tools.texts.lookup import lookup
 from tools.turn import TurnRecorder
 
 from conftest import FakeEmbedding

@@ -93,7 +93,7 @@ def test_a_reader_crash_is_recorded_not_raised(settings, mini_corpus, fake_embed
 
 def test_a_link_out_of_the_corpus_is_not_followed_and_is_reported(settings, tmp_path, fake_embed):
     from tools.library import Library
-    from tools.retriever import search
+    from tools.search.retriever import search
 
     secret = tmp_path / "outside" / "secret.txt"
     secret.parent.mkdir()

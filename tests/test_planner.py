@@ -4,7 +4,7 @@ import pytest
 
 from chat.pipeline.planner import PreviousTurn, choose_mode
 from chat.pipeline.planner import make_plan as plan_from
-from tools.query import analyse_query
+from tools.search.query import analyse_query
 
 from helpers_tools import open_library
 

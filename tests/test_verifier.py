@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.evidence import EvidenceIndex
 from tools.passages import Passage
 from tools.turn import TurnRecorder
-from tools.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
+from tools.verification.evidence import EvidenceIndex
+from tools.verification.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
 
 from conftest import passages_of
 

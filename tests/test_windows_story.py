@@ -9,7 +9,7 @@ from chat.pipeline.compose import key_windows
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.windows import REPLY_CHARS, WINDOW_CHARS, rank_windows
+from tools.search.windows import REPLY_CHARS, WINDOW_CHARS, rank_windows
 
 from conftest import FakeEmbedding
 from corpus import write_tree

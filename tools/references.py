@@ -21,7 +21,7 @@ English article far more often than the Aṅguttara).
 
 Citations in answers are references in square brackets, several to a bracket separated by `;`, `,` or `and`:
 `[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`. Inside a bracket the filters for running text do not
-apply (`[an 4.159]` is a citation). Parsing only: whether the text exists is `tools.lookup`'s question.
+apply (`[an 4.159]` is a citation). Parsing only: whether the text exists is `tools.texts.lookup`'s question.
 
 A document outside SuttaCentral (a Markdown note, a PDF) is cited by its title and place, as
 `indexing.vocabulary.document_ref` writes it: `[Retreat notes ¶2]`, `[Retreat notes ¶2–3]`, `[Dhamma talk p. 3]`,

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from chat.pipeline.checks import drop_refs, tidy_text
-from tools.citations import Sentence, split_sentences
-from tools.evidence import claim_tokens, matches_any
-from tools.windows import question_words
+from tools.search.windows import question_words
+from tools.verification.citations import Sentence, split_sentences
+from tools.verification.evidence import claim_tokens, matches_any
 
 log = logging.getLogger(__name__)
 

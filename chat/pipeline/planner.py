@@ -1,7 +1,7 @@
 """The deterministic plan made before the first LLM call.
 
 A 1.5B model spends most of its time budget reading, so the plan does what needs no judgement: from the question's
-analysis (tools/query.py: the suttas it names by ID or nickname, collection hints such as "in the Majjhima", its
+analysis (tools/search/query.py: the suttas it names by ID or nickname, collection hints such as "in the Majjhima", its
 topic) and the previous turn it decides whether the question continues that turn ("what comes right after
 that?") and the answer mode. It then names the one retrieval that most questions need, which the Scholar runs up
 front so the model usually answers in a single step.
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from indexing.text import fold
-from tools.query import NamedSutta, QueryAnalysis
 from tools.references import asks_for_parallels, parse_reference, without_book_names
+from tools.search.query import NamedSutta, QueryAnalysis
 
 Mode = Literal["qa", "notes"]
 FollowUp = Literal["next", "before", "same", "more"]  # how a question continues the previous turn
@@ -264,7 +264,7 @@ def _reading_edge(refs: list[str], *, after: bool) -> str:
 def _lookup_words(topic: str, sutta: NamedSutta) -> str:
     """What to find inside a named sutta: the question's topic, or, when naming it was all the question did ("What
     is the simile of the poisoned arrow?"), the nickname itself: a nickname names the text's best-known passage."""
-    from tools.windows import question_words
+    from tools.search.windows import question_words
 
     if question_words(topic) or sutta.source != "alias":
         return topic

@@ -24,9 +24,9 @@ from typing import Literal
 from chat.pipeline.planner import LookupStep, Plan, PreviousTurn, SearchStep, choose_mode, collection_hint, make_plan
 from indexing.text import fold
 from indexing.vocabulary import COLLECTIONS
-from tools.query import QueryAnalysis, doc_of, named_sutta
 from tools.references import without_book_names
-from tools.windows import question_words
+from tools.search.query import QueryAnalysis, doc_of, named_sutta
+from tools.search.windows import question_words
 
 Kind = Literal["first", "new", "follow_up"]
 

@@ -66,9 +66,9 @@ from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
 from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
-from tools.query import analyse_query
+from tools.search.query import analyse_query
+from tools.search.windows import closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
-from tools.windows import closeness, make_window
 
 log = logging.getLogger(__name__)
 
@@ -511,7 +511,7 @@ def relevance(question: str, title: str, text: str, weights=None) -> float:
     """IDF-weighted share of the question's content words found in a passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
 
-    from tools.query import QUERY_NOISE
+    from tools.search.query import QUERY_NOISE
 
     q = list(dict.fromkeys(t for t in tokenize(question)
                            if t not in QUERY_NOISE and t not in _CANON_NAME_WORDS and len(t) > 2))

@@ -1,6 +1,6 @@
 """Sutta names beyond exact titles: other translators' titles, Pali names spelled a reader's way, descriptions.
 
-`tools.aliases.AliasIndex` knows the exact titles and nicknames. Readers also name texts as other translations
+`tools.search.aliases.AliasIndex` knows the exact titles and nicknames. Readers also name texts as other translations
 title them ("Heirs in the Dhamma" for Sujato's "Heirs in the Teaching", "All the Taints" for "All the
 Defilements"), spell Pali names their way ("Kindada" for Kiṁdada, "Lahu-parivaṭṭa" for a word of the text's first
 line, "Tittha" for Titthāyatana), or describe the text ("Dog on a Leash"). When the exact index has nothing, a
@@ -20,7 +20,7 @@ reader's name in the tables (694 other translations' titles, 86 nicknames) point
 resolves to it.
 
 Generic words never make a match: a name must keep a distinctive word once "the", "discourse", "simile",
-"Buddha's", ordinals and the like are set aside (see `tools.aliases.distinctive`), so "the first discourse" or
+"Buddha's", ordinals and the like are set aside (see `tools.search.aliases.distinctive`), so "the first discourse" or
 "the Buddha's last words" resolve to nothing.
 """
 
@@ -37,7 +37,7 @@ from rapidfuzz import fuzz, process
 from indexing.pali_index import nasal, pali_tokens
 from indexing.text import STOPWORDS, fold, tokenize
 from indexing.vocabulary import BOOKS, COLLECTIONS
-from tools.aliases import (
+from tools.search.aliases import (
     GENERIC_NAME_WORDS,
     MAX_WINDOW,
     STRONG,

@@ -1,6 +1,6 @@
 """Hybrid retrieval: BM25 and dense over the same chunks, weighted reciprocal rank fusion, then dedup and MMR.
 
-The query's analysis comes first (tools/query.py): a sutta ID or a confidently resolved title in it puts that
+The query's analysis comes first (tools/search/query.py): a sutta ID or a confidently resolved title in it puts that
 sutta's best passages at the top (the user named it), a collection named in words ("in the Middle Discourses")
 boosts that collection, and question boilerplate is dropped before BM25 so "which discourse" does not match
 everything.
@@ -21,13 +21,13 @@ import numpy as np
 from indexing.models import Chunk
 from indexing.text import STOPWORDS, tokenize
 from indexing.vocabulary import BASKETS, COLLECTIONS
-from tools.bridges import bridge_plan, pali_ranking
-from tools.cards import best_passages, card_rankings
 from tools.errors import ToolError
 from tools.passages import Passage
-from tools.query import QUERY_NOISE, QueryAnalysis, analyse_query
 from tools.references import collection_code
-from tools.translations import attach_alternatives, collapse
+from tools.search.bridges import bridge_plan, pali_ranking
+from tools.search.cards import best_passages, card_rankings
+from tools.search.query import QUERY_NOISE, QueryAnalysis, analyse_query
+from tools.texts.translations import attach_alternatives, collapse
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +242,7 @@ def search(
         p.scores["final"] = 1.0  # named by the user: above any retrieval score
 
     if mode == "hybrid+rerank":
-        from tools.rerank import rerank
+        from tools.search.rerank import rerank
 
         t0 = time.perf_counter()
         reranker = library.reranker()

@@ -19,10 +19,10 @@ from typing import Literal
 
 from indexing.text import STOPWORDS, fold
 from indexing.vocabulary import sutta_id_to_uid
-from tools.aliases import STRONG, AliasResolution
 from tools.errors import UnknownReferenceError
-from tools.names import names_a_collection
 from tools.references import Reference, basket_hint, collection_hints, find_references, genre_hint, parse_reference
+from tools.search.aliases import STRONG, AliasResolution
+from tools.search.names import names_a_collection
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class QueryAnalysis:
     bm25_text: str = ""
     dense_text: str = ""
     notes: list[str] = field(default_factory=list)  # IDs the index does not hold, what named a sutta and how
-    # set by tools.bridges for a search: BM25 tokens with weights (bridged words count less), Pali words' forms
+    # set by tools.search.bridges for a search: BM25 tokens with weights (bridged words count less), Pali words' forms
     bm25_weights: dict[str, float] = field(default_factory=dict)
     pali_weights: dict[str, float] = field(default_factory=dict)
 

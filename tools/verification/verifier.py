@@ -4,8 +4,8 @@ Order of work per sentence: is it a claim at all; are its citations real (parse,
 turn); which 1–3 segments of the cited suttas cover it best; do numbers, names and polarity agree with that
 evidence; and if the cited text does not hold it, does another sutta ("found elsewhere: MN 28:9.2")?
 The local checks are deterministic. In mode "judge" a language model then scores the words of a locally supported
-claim that its passage does not contain (tools/judge.py): a sentence that shares words with its passage while
-saying something else fails on the word the passage does not explain.
+claim that its passage does not contain (tools/verification/judge.py): a sentence that shares words with its
+passage while saying something else fails on the word the passage does not explain.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ from typing import Literal
 
 from indexing.text import fold, tokenize
 from indexing.vocabulary import parse_uid, unit_ord
-from tools.citations import Sentence, split_sentences
-from tools.claim_checks import (
+from tools.passages import Passage
+from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
+from tools.turn import TurnRecorder
+from tools.verification.citations import Sentence, split_sentences
+from tools.verification.claim_checks import (
     count_check,
     count_holder_check,
     counted,
@@ -31,10 +34,7 @@ from tools.claim_checks import (
     numbers,
     plain_words,
 )
-from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
-from tools.passages import Passage
-from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
-from tools.turn import TurnRecorder
+from tools.verification.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 
 log = logging.getLogger(__name__)
 
@@ -661,7 +661,7 @@ def _judge_for(llm):
     """The likelihood judge when the model can score tokens (the embedded model; the scripted one in tests)."""
     if llm is None or not hasattr(llm, "continuation_logprobs"):
         return None
-    from tools.judge import LikelihoodJudge
+    from tools.verification.judge import LikelihoodJudge
 
     return LikelihoodJudge(llm)
 

@@ -31,7 +31,7 @@ from indexing.vocabulary import CANON_NAME_WORDS
 
 log = logging.getLogger(__name__)
 
-BRIDGES_FILE = Path(__file__).parent / "data" / "bridges.toml"
+BRIDGES_FILE = Path(__file__).parent.parent / "data" / "bridges.toml"
 BRIDGE_WEIGHT = 0.3  # default share of a bridged word in BM25 against the reader's own (settings.bridge_weight)
 QUERY_TF_K3 = 1.0  # saturation of a word the reader repeats (settings.query_tf_k3; see `query_term_weight`)
 NATIVE_MIN_CHUNKS = 25  # an older word in at least this many English passages is the translation's own word too
@@ -271,7 +271,7 @@ def _sujato_tokens(bridge: Bridge) -> tuple[str, ...]:
 
 # ---- glue for the retriever ------------------------------------------------------------------------------------
 def bridge_plan(library, plan) -> None:
-    """Bridge a query analysis (tools.query) in place for search: weighted BM25 tokens, the dense text in the
+    """Bridge a query analysis (tools.search.query) in place for search: weighted BM25 tokens, the dense text in the
     library's words, the forms of its Pali words."""
     bridged = library.bridges.apply(plan.dense_text, plan.bm25_text)
     plan.bm25_weights = bridged.bm25_weights

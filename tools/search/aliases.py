@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # Well-known names of the Khuddaka and Vinaya texts that SuttaCentral's name files do not give (Karaṇīya Metta
 # Sutta, Jewel Discourse, Pārājika 1 …), each with the segment that shows it and a public source.
-CANON_NICKNAMES = Path(__file__).with_name("data") / "canon_nicknames.csv"
+CANON_NICKNAMES = Path(__file__).parent.parent / "data" / "canon_nicknames.csv"
 _PALI_NAME = re.compile(r"(?:sutta|gatha|vagga|kkhandhaka|sikkhapada)$")
 THRESHOLD = 80.0  # below this a candidate is dropped: no guess is better than a wrong sutta
 STRONG = 90.0  # at or above this a match is treated as the user naming the sutta

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexing.vocabulary import document_ref, document_title, segment_key, segment_ref, unit_ord
-from tools.evidence import EvidenceIndex, SuttaView, words
+from tools.verification.evidence import EvidenceIndex, SuttaView, words
 
 log = logging.getLogger(__name__)
 
