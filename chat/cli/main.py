@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from indexing.settings import ScholarSettings
+from indexing.settings_doc import load_settings
 
 log = logging.getLogger("scholar")
 
@@ -82,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for noisy in ("httpx", "chromadb", "sentence_transformers", "urllib3", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    settings = ScholarSettings()
     try:
-        return _dispatch(args, settings)
+        # Inside the try: a setting that cannot be read is one line naming the variable, exit 2, for every command.
+        return _dispatch(args, load_settings())
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
