@@ -23,6 +23,7 @@ from indexing.cards import refresh_cards
 from indexing.chunking import chunk_document
 from indexing.embeddings import build_embed_model, embed_model_name
 from indexing.errors import IndexingError, SourceError
+from indexing.lock import ingest_lock
 from indexing.models import Chunk, SourceDocument
 from indexing.pali_index import needs_rebuild as pali_needs_rebuild
 from indexing.pali_index import rebuild_pali_index
@@ -107,6 +108,21 @@ def ingest(
     embed_model: BaseEmbedding | None = None,
     indexes: Indexes | None = None,
     progress: bool = True,
+    wait: bool = False,
+) -> IngestReport:
+    """Bring the index up to date with `paths` (default: the configured corpus). Another run on the same index
+    directory makes this one raise IngestRunningError, or with `wait` start once the other has finished."""
+    with ingest_lock(settings.index_dir, wait=wait):
+        return _ingest(settings, paths, embed_model=embed_model, indexes=indexes, progress=progress)
+
+
+def _ingest(
+    settings: ScholarSettings,
+    paths: list[Path] | None,
+    *,
+    embed_model: BaseEmbedding | None,
+    indexes: Indexes | None,
+    progress: bool,
 ) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
