@@ -176,6 +176,73 @@ def test_old_logins_stop_working_when_the_user_changes_or_logs_out(chainlit_app,
     assert _me(client, ann) == 401
 
 
+def _api(client, method: str, path: str, token: str | None = None, **headers: str):
+    client.cookies.clear()
+    if token:
+        headers["Cookie"] = f"access_token={token}"
+    body = {"/api/search": {"query": "all is burning", "k": 1, "mode": "bm25"},
+            "/api/query": {"query": "What does the Fire Sermon say is burning?"}}.get(path)
+    return client.request(method.upper(), path, json=body, headers=headers)
+
+
+ENDPOINTS = [("post", "/api/search"), ("post", "/api/sessions"), ("post", "/api/query"),
+             ("get", "/api/suttas/SN%2035.28")]
+
+
+def test_a_password_protected_chat_does_not_serve_its_api_to_anyone(chainlit_app, runtime):
+    # The login page turned anonymous readers away while /api, mounted in the same server, answered them.
+    from chat.ui.launch import start
+
+    settings = runtime.settings.model_copy(update={"chat_users": "ann:pw", "api_search_rate": 100,
+                                                   "api_query_rate": 100})
+    start(settings, Runtime(settings, library=runtime.library()))
+    client = TestClient(chainlit_app, base_url="http://127.0.0.1:8000")
+    for method, path in ENDPOINTS:
+        refused = _api(client, method, path)
+        assert refused.status_code == 401, (path, refused.status_code)
+        assert "log in to the chat" in refused.json()["detail"]
+    health = _api(client, "get", "/api/health").json()
+    assert "dir" not in health["index"] and "provider" not in health["llm"]  # status only: no paths, no hosts
+
+    ann = _login(client, "ann", "pw")
+    assert ann
+    for method, path in ENDPOINTS:
+        assert _api(client, method, path, ann).status_code == 200, path
+        assert _api(client, method, path, Authorization=f"Bearer {ann}").status_code == 200, path
+    assert _api(client, "get", "/api/health", ann).json()["index"]["dir"] == str(runtime.settings.index_dir)
+
+    # a cookie that a foreign page's request carries along does not count; the chat's own page's does
+    assert _api(client, "post", "/api/search", ann, Origin="http://127.0.0.1:9999").status_code == 401
+    assert _api(client, "post", "/api/search", ann, Origin="http://127.0.0.1:8000").status_code == 200
+    # nor does a forged token, or one logged out
+    assert _api(client, "post", "/api/search", ann[:-4] + "AAAA").status_code == 401
+    client.cookies.clear()
+    assert client.post("/logout", headers={"Cookie": f"access_token={ann}"}).status_code == 200
+    assert _api(client, "post", "/api/search", ann).status_code == 401
+
+
+def test_api_keys_work_beside_the_chat_login(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    settings = runtime.settings.model_copy(update={"chat_users": "ann:pw", "api_keys": ["k1"],
+                                                   "api_search_rate": 100})
+    start(settings, Runtime(settings, library=runtime.library()))
+    client = TestClient(chainlit_app)
+    ann = _login(client, "ann", "pw")
+    assert _api(client, "post", "/api/search", **{"X-API-Key": "k1"}).status_code == 200
+    assert _api(client, "post", "/api/search", ann).status_code == 200
+    assert _api(client, "post", "/api/search", ann, **{"X-API-Key": "wrong"}).status_code == 401  # a key sent must hold
+    assert "X-API-Key" in _api(client, "post", "/api/search").json()["detail"]
+
+
+def test_a_chat_without_login_keeps_its_api_open(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    start(runtime.settings, runtime)  # one local reader on one's own machine: no login, no keys
+    client = TestClient(chainlit_app)
+    assert _api(client, "post", "/api/search").status_code == 200
+
+
 def test_password_guessing_is_throttled(chainlit_app, runtime):
     from chat.ui.launch import start
     from chat.ui.logins import FAILED_LOGINS_PER_MINUTE

@@ -42,7 +42,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     from chat.api.routes import mount_api
     from chat.ui.auth import LOCAL_READER, ensure_auth_secret, parse_users
     from chat.ui.history import HistoryStore, build_data_layer, mount_file_route
-    from chat.ui.logins import LoginGuard, logout_handler
+    from chat.ui.logins import LoginGuard, api_login, logout_handler
     from chat.ui.logins import install as install_login_guard
 
     # A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
@@ -86,7 +86,9 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         cl_config.code.password_auth_callback = None
 
     mount_file_route(server_app, storage, store)
-    mount_api(server_app, runtime)
+    # With a password login, the API in this process answers only those the login admits (or API key holders):
+    # otherwise anyone turned away by the login page could still ask, search and read /api/health here.
+    mount_api(server_app, runtime, login=api_login(settings.chat_allowed_origins) if users else None)
     restrict_origins(server_app, settings.chat_allowed_origins)
     bound_slow_clients(settings.api_read_timeout)
     return runtime

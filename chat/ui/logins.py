@@ -140,3 +140,33 @@ def logout_handler(guard: LoginGuard):
         return {"success": True}
 
     return on_logout
+
+
+def api_login(allowed_origins: list[str]):
+    """The chat's login as the API mounted in it checks it (chat.api.security.ApiAuth): the user name of a request
+    that carries a current login, as Chainlit's own routes accept it (the cookie, else `Authorization: Bearer`), and
+    that comes from no foreign page. A cookie goes along with any request the browser makes to this host, so a
+    cookie-carried login counts only with no Origin header or the chat's own (or an allowed) one."""
+    allowed = {o.rstrip("/") for o in allowed_origins if o.strip() and o.strip() != "*"}
+
+    def login(request) -> str | None:
+        import chainlit.auth
+
+        token = chainlit.auth.get_token_from_cookies(dict(request.cookies))
+        if token:
+            origin = request.headers.get("origin")
+            own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+            if origin is not None and origin != own and origin not in allowed:
+                log.warning("API request with the chat's login cookie from the foreign origin %r refused", origin)
+                return None
+        else:
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                return None
+        try:
+            user = chainlit.auth.decode_jwt(token.strip())  # the guarded decode (install): revoked logins fail
+        except (jwt.InvalidTokenError, ValueError, TypeError):
+            return None
+        return user.identifier
+
+    return login
