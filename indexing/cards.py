@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexing.embeddings import embed_model_name
+from indexing.embeddings import embed_model_name, embed_texts  # the same longest-first batching as chunks
 from indexing.settings import ScholarSettings
 from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
@@ -278,7 +278,6 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     """Bring the cards in line with the docstore: embed new and changed cards only, drop those of removed
     documents, rebuild the card BM25 when anything changed. Idempotent. When no document changed and the name
     tables and the embedding model are as last time, it only checks that the stores are complete."""
-    from indexing.pipeline import embed_texts  # the same longest-first batching as chunks
 
     started = time.perf_counter()
     report = CardReport()

@@ -20,8 +20,8 @@ from tools.search.query import analyse_query
 from tools.texts.lookup import lookup
 from tools.turn import TurnRecorder
 
-from conftest import FakeEmbedding
 from corpus import write_canon_corpus
+from fakes import FakeEmbedding
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,6 @@ STRONG = 90.0  # at or above this a match is treated as the user naming the sutt
 MAX_WINDOW = 8
 _SUTTA_SUFFIX = re.compile(r"(?:\s*(?:sutta|suttanta|suttam|sutra|discourse))+$")
 _CUE_AFTER = {"sutta", "suttas", "suttanta", "sutra", "discourse", "sermon"}
-_CUE_BEFORE = {"the"}  # only counts together with a cue after, or quotes
 _CUE_NAMED = {"called", "named", "titled", "entitled"}
 _QUOTES = "\"'“”‘’«»"
 # Words that say "a text" or "which one" but not which: a name made only of these (and function words) is a
