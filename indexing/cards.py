@@ -38,7 +38,7 @@ from indexing.settings import ScholarSettings
 from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore, DocumentRecord, SegmentRecord
-from indexing.text import fold
+from indexing.text import fold, split_at_stops
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -94,7 +94,7 @@ class SuttaCard:
         names = [n for n in (self.title, self.title_pali) if n]
         if self.title:
             return "; ".join(names)
-        first = re.split(r"(?<=[.?!;:—])\s", self.opening, maxsplit=1)[0] if self.opening else ""
+        first = split_at_stops(self.opening, ".?!;:—", maxsplit=1)[0] if self.opening else ""
         return "; ".join([first[:200], *names]) if first else self.sutta_id
 
     def bm25_text(self) -> str:

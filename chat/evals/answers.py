@@ -106,7 +106,7 @@ def score_content(row: dict, answer: Answer) -> dict:
 
 def _flagged_citations(answer: Answer) -> int:
     """Citations used only in sentences the verifier marked as unsupported."""
-    from tools.verification.citations import split_sentences
+    from tools.language.sentences import split_sentences
 
     good: set[str] = set()
     bad: set[str] = set()

@@ -24,6 +24,7 @@ from typing import Literal
 from chat.pipeline.planner import LookupStep, Plan, PreviousTurn, SearchStep, choose_mode, collection_hint, make_plan
 from indexing.text import fold
 from indexing.vocabulary import COLLECTIONS
+from tools.language.words import word_list
 from tools.references import without_book_names
 from tools.search.query import QueryAnalysis, doc_of, named_sutta
 from tools.search.windows import question_words
@@ -54,13 +55,9 @@ _ELLIPSIS = re.compile(r"^(?:and|but|so|then|also|what about|how about|why not|h
 _PARALLEL = re.compile(r"\b(?:the same|same (?:thing|instruction|teaching|passage|simile|idea|list|words)|say so too|"
                        r"also|as well|too|likewise|parallels?|elsewhere|similar(?:ly)?)\b")
 _COLLECTION_NAMES = re.compile(r"\b(?:" + "|".join(h for c in COLLECTIONS.values() for h in c.hints) + r")\b")
-_PARALLEL_FILLER = frozenset(question_words("same thing instruction teaching passage simile idea list words also well "
-                                            "too likewise parallel parallels elsewhere similar similarly have contain "
-                                            "collection"))
+_PARALLEL_FILLER = frozenset(question_words(" ".join(word_list("parallel_filler"))))
 # Verbs and nouns that frame a question about a text rather than name what it is about.
-_FRAMING = frozenset(question_words("ask asked asks question questions want wanted answer answered define defines "
-                                    "defined happen happened mean meant call called name named lead led right wrong "
-                                    "turn say said reply replied respond responded end ending begin beginning happen"))
+_FRAMING = frozenset(question_words(" ".join(word_list("question_framing"))))
 _SETTING = re.compile(r"\b(?:who|whom|whose|where)\b")
 _THIRD_PERSON = re.compile(r"\b(?:he|him|his|she|her)\b")
 _PERSON = re.compile(

@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal
 from indexing.stores.docstore import DocStore
-from indexing.text import STOPWORDS, fold
+from tools.language.words import STOPWORDS, fold, word_set
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +38,7 @@ _CUE_NAMED = {"called", "named", "titled", "entitled"}
 _QUOTES = "\"'“”‘’«»"
 # Words that say "a text" or "which one" but not which: a name made only of these (and function words) is a
 # description many texts fit ("the first discourse", "the simile", "the Buddha's last words"), never a name.
-GENERIC_NAME_WORDS = frozenset(
-    """the a an of on about to with in and for by at from buddha buddhas s blessed one lord teacher teaching
-    teachings discourse discourses sutta suttas suttanta sutra sermon sermons talk talks text texts dhamma dharma
-    simile similes parable parables story stories verse verses saying sayings word words passage first second
-    third fourth fifth sixth seventh eighth ninth tenth last final great greater lesser long longer short shorter
-    middle big small chapter book collection famous known called named mendicant mendicants monk monks""".split()
-)
+GENERIC_NAME_WORDS = word_set("generic_name_words")
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)?$")
 _FUZZY_OWN_RATIO = 70.0  # a fuzzy name's distinctive words against the matched key's (fyre/fire: 75)
 

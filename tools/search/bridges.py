@@ -26,8 +26,8 @@ from pathlib import Path
 
 from indexing.pali_index import nasal, pali_store
 from indexing.stores.bm25_store import BM25Store
-from indexing.text import STOPWORDS, fold, tokenize
 from indexing.vocabulary import CANON_NAME_WORDS
+from tools.language.words import STOPWORDS, fold, pali_stem, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +83,6 @@ def load_bridges(path: Path = BRIDGES_FILE) -> list[Bridge]:
     return out
 
 
-def _pali_stem(word: str) -> str:
-    """`jhanam` -> `jhan`, `nibbana` -> `nibban`: drop the final vowels and niggahīta an inflection replaces."""
-    stem = re.sub(r"[aeiou]+m?$", "", word)
-    return stem if len(stem) >= 3 else word
-
-
 class PaliVocabulary:
     """The Pali BM25 index with its vocabulary sorted, so a stem's inflections are a bisect away."""
 
@@ -106,7 +100,7 @@ class PaliVocabulary:
 
     def forms(self, word: str) -> list[str]:
         """Vocabulary words that are `word` or an inflection of its stem."""
-        stem = _pali_stem(word)
+        stem = pali_stem(word)
         words = self.words
         out = []
         # by index: slicing `words[lo:]` would copy the rest of a 76,000-word vocabulary on every call
@@ -185,9 +179,9 @@ class Bridges:
     def _pali_bridge(self, word: str) -> Bridge | None:
         # the same stem (`jhanam` ~ `jhana`) or the whole key inflected (`mettaya`); a shared prefix alone is not
         # enough (`pitaka` is not `piti`)
-        stem = _pali_stem(word)
+        stem = pali_stem(word)
         for key, b in self._pali:
-            if stem == _pali_stem(key) or word.startswith(key):
+            if stem == pali_stem(key) or word.startswith(key):
                 return b
         return None
 

@@ -35,8 +35,8 @@ from collections.abc import Callable
 from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal, pali_tokens
-from indexing.text import STOPWORDS, fold, tokenize
 from indexing.vocabulary import BOOKS, COLLECTIONS
+from tools.language.words import STOPWORDS, fold, pali_stem, tokenize, word_set
 from tools.search.aliases import (
     GENERIC_NAME_WORDS,
     MAX_WINDOW,
@@ -89,11 +89,6 @@ Embed = Callable[[str], list[float]]
 
 def _compound(words: list[str]) -> str:
     return _SUFFIX.sub("", "".join(words))
-
-
-def _pali_stem(word: str) -> str:
-    stem = re.sub(r"[aeiou]+m?$", "", word)
-    return stem if len(stem) >= 3 else word
 
 
 class NameMatcher:
@@ -210,7 +205,7 @@ class NameMatcher:
             # a key word of the text's opening lines, inflected or in sandhi (`pabhassaramidam`): the earlier it
             # stands and the fewer texts open with it, the likelier it names the text (how often a long opening
             # repeats it was tried and misleads: lists repeat their words)
-            stem = _pali_stem(key)
+            stem = pali_stem(key)
             found: dict[str, list] = {}  # sutta -> [first position of any form, fewest texts sharing one, word]
             for word in self._prefixed(self._sorted_words, stem):
                 if not (word.startswith(key) or len(word) - len(stem) <= 4):
@@ -352,10 +347,7 @@ def is_series(sutta_id: str) -> bool:
     return bool(_SERIES.search(sutta_id)) and not sutta_id.startswith("Dhp")
 
 
-_QUESTION_START = frozenset({
-    "is", "are", "was", "were", "do", "does", "did", "what", "which", "who", "whom", "whose", "where", "when", "why",
-    "how", "can", "could", "should", "would", "will", "tell", "explain", "find", "show", "give", "list",
-})
+_QUESTION_START = word_set("question_start")
 
 
 def _is_question(text: str, folded: list[str]) -> bool:

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import re
 
-from indexing.text import STOPWORDS, _light_stem, fold
+from tools.language.words import STOPWORDS, fold, light_stem, word_list, word_set
 from tools.references import MENTION
 
-_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-         if w != "_"}
-_ORDINALS = {w: i + 2 for i, w in enumerate(
-    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
+_UNITS = {w: i for i, w in enumerate(word_list("number_units"))}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate(word_list("number_tens"))}
+_ORDINALS = {w: i + 2 for i, w in enumerate(word_list("ordinals"))}
 _ORDINALS.update({"twice": 2, "thrice": 3, "sixteenth": 16, "hundredth": 100, "thousandth": 1000})
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 # "one" and "first" are too often not numbers ("one who", "first of all"); they are never compared.
@@ -66,8 +62,8 @@ def numbers(text: str) -> set[int]:
 
 
 # "four kinds of feeling": what is counted is the feeling, not the kinds.
-_MEASURE = {"kind", "kinds", "type", "types", "sort", "sorts", "class", "classes", "group", "groups", "set", "sets"}
-_NOT_COUNTED = STOPWORDS | {"more", "less", "other", "others", "such", "times", "time", "or", "nor", "to", "at"}
+_MEASURE = word_set("measure_words")
+_NOT_COUNTED = STOPWORDS | word_set("not_counted")
 
 
 _PIECE = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
@@ -92,7 +88,7 @@ def _counts(text: str) -> list[tuple[int, list[str]]]:
                     if i == 0:
                         break  # "four of them": the number counts nothing it names
                     continue
-                nouns.append(_light_stem(noun))
+                nouns.append(light_stem(noun))
             if nouns:
                 out.append((value, nouns))
     return out
@@ -308,8 +304,7 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     return any(not (w & affirmed) for w in denied)
 
 
-_AUXILIARY = frozenset("be is are was were been do does did have has had will would can could should shall may "
-                       "might must to a an the it they he she one any anything".split())
+_AUXILIARY = word_set("auxiliaries")
 
 
 def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:

@@ -1,12 +1,18 @@
-"""An answer's sentences, split so that each sentence keeps the citations that belong to it. The citations
-themselves (`[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`) are parsed by `tools.references`."""
+"""Sentences: where one ends, and an answer split into sentences that each keep the citations that belong to
+them. The citations themselves (`[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`) are parsed by
+`tools.references`. Plain text is split at its stops by `split_at_stops` (from `indexing.text`, so ingest can use it).
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from indexing.text import split_at_stops
+from tools.language.words import word_set
 from tools.references import BRACKET, CitationRef, find_citations, strip_citations
+
+__all__ = ["Sentence", "closes_segment", "ends_sentence", "final_stop", "split_at_stops", "split_sentences"]
 
 
 @dataclass
@@ -20,9 +26,25 @@ class Sentence:
 
 
 # Abbreviations after which a full stop does not end a sentence.
-_ABBREV = {"e.g", "i.e", "etc", "cf", "vs", "ven", "mr", "mrs", "dr", "st", "no", "nos", "p", "pp", "ff", "ch", "vol",
-           "approx", "ca", "viz", "al", "trans", "ed", "eds", "bhikkhu", "bh"}
+_ABBREV = word_set("abbreviations")
+# Where a sentence ends: its stops, and the closing quotes or brackets after them.
 _END = re.compile(r"[.!?…]+[”’\"')]*")
+_FINAL = re.compile(_END.pattern + "$")
+_FINAL_LOOSE = re.compile(r"[.!?…]\W*$")
+
+
+def final_stop(text: str) -> re.Match | None:
+    """The stops (and closing quotes) that end the text, or None when it does not end a sentence."""
+    return _FINAL.search(text)
+
+
+def ends_sentence(text: str) -> bool:
+    return final_stop(text) is not None
+
+
+def closes_segment(text: str) -> bool:
+    """Whether a passage's line ends a sentence, whatever non-word marks follow its stop (a dash, a bracket)."""
+    return _FINAL_LOOSE.search(text) is not None
 
 
 _QUOTED = re.compile(r"“[^“”]{1,600}”")
