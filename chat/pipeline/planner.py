@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from indexing.text import fold
+from tools.language.words import fold
 from tools.references import asks_for_parallels, parse_reference, without_book_names
 from tools.search.query import NamedSutta, QueryAnalysis
 
@@ -169,7 +169,7 @@ def _follow_up_kind(folded: str, previous: PreviousTurn | None, has_own_subject:
 
 
 def _content_words(text: str) -> int:
-    from indexing.text import tokenize
+    from tools.language.words import tokenize
 
     return len(tokenize(text))
 

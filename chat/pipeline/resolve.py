@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from chat.pipeline.planner import LookupStep, Plan, PreviousTurn, SearchStep, choose_mode, collection_hint, make_plan
-from indexing.text import fold
 from indexing.vocabulary import COLLECTIONS
-from tools.language.words import word_list
+from tools.language.words import fold, word_list
 from tools.references import without_book_names
 from tools.search.query import QueryAnalysis, doc_of, named_sutta
 from tools.search.windows import question_words

@@ -59,11 +59,11 @@ from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, Sea
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
 from indexing.settings import ScholarSettings
-from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
 from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
+from tools.language.words import fold, tokenize
 from tools.search.query import analyse_query
 from tools.search.windows import closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexing.models import Chunk
-from indexing.text import STOPWORDS, tokenize
 from indexing.vocabulary import BASKETS, COLLECTIONS
 from tools.errors import ToolError
+from tools.language.words import STOPWORDS, tokenize
 from tools.passages import Passage
 from tools.references import collection_code
 from tools.search.bridges import bridge_plan, pali_ranking

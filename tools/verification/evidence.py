@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
-from indexing.text import fold, tokenize
 from indexing.vocabulary import document_ref, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
-from tools.language.words import word_list, words
+from tools.language.words import fold, tokenize, word_list, words
 
 log = logging.getLogger(__name__)
 
