@@ -12,7 +12,8 @@ from indexing.text import split_at_stops
 from tools.language.words import word_set
 from tools.references import BRACKET, CitationRef, find_citations, strip_citations
 
-__all__ = ["Sentence", "closes_segment", "ends_sentence", "final_stop", "split_at_stops", "split_sentences"]
+__all__ = ["Sentence", "clause_breaks", "clauses", "closes_segment", "ends_sentence", "final_stop", "phrases",
+           "split_at_stops", "split_sentences"]
 
 
 @dataclass
@@ -109,3 +110,38 @@ def _split_block(block: str) -> list[str]:
 
 def _next_is_digit(block: str, pos: int) -> bool:
     return pos < len(block) and block[pos].isdigit()
+
+
+# ---- clauses ---------------------------------------------------------------------------------------------------
+def clauses(text: str, commas: bool = False) -> list[str]:
+    """A sentence cut into clauses at strong breaks, or also at commas (`commas`)."""
+    # The claim is cut at commas too (its clauses are short paraphrases); the evidence only at strong breaks,
+    # so "Ever since I was born, sister, I don't recall killing" keeps its negation with its subject.
+    pattern = r"[;:.!?—]|,\s+|\s+but\s+" if commas else r"[;:.!?—]|,?\s+(?:but|while|whereas)\s+"
+    return [c for c in re.split(pattern, text) if c.strip()]
+
+
+_PHRASE_BREAK = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
+
+
+def phrases(text: str) -> list[str]:
+    """The text cut at every mark of punctuation: what a number counts is named inside its own phrase."""
+    return _PHRASE_BREAK.split(text)
+
+
+# A clause a claim can be checked by alone starts after "; ", ", and", " but", " and that"/" and then".
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:but|whereas)\s+"
+                           r"|\s+and\s+(?=that\b|then\b)")
+
+
+def clause_breaks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of a sentence ("X, and Y"; "X; Y"; "X but Y"), an Oxford-comma list
+    ("greed, hate, and delusion") kept whole."""
+    spans, last = [], 0
+    for m in _CLAUSE_BREAK.finditer(text):
+        if m.group(0).startswith(",") and re.search(r",\s*[\w’'-]+(?:\s[\w’'-]+)?$", text[last : m.start()]):
+            continue
+        spans.append((last, m.start()))
+        last = m.end()
+    spans.append((last, len(text)))
+    return spans

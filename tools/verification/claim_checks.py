@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import re
 
+from tools.language.negation import (
+    ANTONYMS,
+    is_negation_word,
+    negates,
+    negates_without_a_negation_word,
+    polarity,
+    words_after_negations,
+)
 from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
+from tools.language.sentences import clauses, phrases
 from tools.language.words import STOPWORDS, fold, light_stem, tokenize, word_list, word_set
 from tools.references import MENTION
 
@@ -17,14 +26,13 @@ _MEASURE = word_set("measure_words")
 _NOT_COUNTED = STOPWORDS | word_set("not_counted")
 
 
-_PIECE = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
 NEAR = 3  # words after a number that may name what it counts ("five grasping aggregates")
 
 
 def _counts(text: str) -> list[tuple[int, list[str]]]:
     """Each cardinal number of `text` with the stemmed content words among the next three of its clause."""
     out: list[tuple[int, list[str]]] = []
-    for piece in _PIECE.split(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
+    for piece in phrases(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
         words = number_words(piece)
         for value, _, after, ordinal in number_phrases(words):
             if ordinal or after >= len(words):
@@ -155,41 +163,6 @@ def name_check(claim_names: dict[str, str], evidence: str, evidence_names: dict[
 
 
 # ---- polarity ------------------------------------------------------------------------------------------------
-_NEG = re.compile(
-    r"\b(?:not|no|never|cannot|can't|nothing|none|neither|nor|nobody|nowhere|without|lack|lacks|lacking|"
-    r"\w+n't|\w+n’t|refuse[sd]?|refusing|fail[sed]*|failing|refrain\w*|abstain\w*)\b",
-    re.IGNORECASE,
-)
-# Words that negate without a negation word: a claim holding one ("avoids killing", "free from greed", "unlike
-# the ordinary person") may paraphrase a negative clause, so it is not said to assert what that clause denies.
-_NEGATING = re.compile(
-    r"\b(?:avoid\w*|free|freed|freedom|unlike|instead|rather than|except|apart from|beyond|give[sn]? up|gave up|"
-    r"giving up|abandon\w*|reject\w*|declin\w*|den(?:y|ies|ied|ying)|renounc\w*|stop\w*|ceas\w*|absen\w*|"
-    r"shun\w*|escap\w*|prevent\w*|forbid\w*|prohibit\w*|los[est]\w*|lost)\b",
-    re.IGNORECASE,
-)
-# Opposites that share no negation word; kept short and general.
-_ANTONYMS = [("diligent", "negligent"), ("diligently", "negligently"), ("diligence", "negligence"),
-             ("skillful", "unskillful"), ("wholesome", "unwholesome"), ("right", "wrong"), ("long", "short"),
-             ("good", "bad"), ("rich", "poor"), ("wealthy", "poor"), ("praise", "blame"), ("praised", "blamed"),
-             ("permanent", "impermanent"), ("true", "false"), ("possible", "impossible"),
-             ("superior", "inferior"), ("heaven", "hell"), ("beneficial", "harmful"), ("easy", "hard")]
-
-
-def polarity(text: str) -> int:
-    """Parity of negation words: 1 for negative, 0 for positive ("not never" cancels; "neither standing nor
-    swimming" is one negation, not two that cancel)."""
-    found = [w.lower() for w in _NEG.findall(text.replace("’", "'"))]
-    return (len(found) - min(found.count("neither"), found.count("nor"))) % 2
-
-
-def _clauses(text: str, commas: bool = False) -> list[str]:
-    # The claim is cut at commas too (its clauses are short paraphrases); the evidence only at strong breaks,
-    # so "Ever since I was born, sister, I don't recall killing" keeps its negation with its subject.
-    pattern = r"[;:.!?—]|,\s+|\s+but\s+" if commas else r"[;:.!?—]|,?\s+(?:but|while|whereas)\s+"
-    return [c for c in re.split(pattern, text) if c.strip()]
-
-
 _QUOTED = re.compile(r"[“\"‘]([^“”\"‘’]{3,400})[”\"’]")
 
 
@@ -232,10 +205,10 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     nor swimming". The claim is too long for the clause check to pair it with that clause, but it says what the
     text denies."""
 
-    if _NEG.search(claim.replace("’", "'")) or _NEGATING.search(claim):
+    if negates(claim) or negates_without_a_negation_word(claim):
         return False
     words = set(tokenize(claim))
-    content = [(c, {t for t in w if len(t) > 1 and not _NEG.fullmatch(t)}) for c, w in evidence]
+    content = [(c, {t for t in w if len(t) > 1 and not is_negation_word(t)}) for c, w in evidence]
     covered = [(polarity(c), w) for c, w in content if len(w) >= 3 and w <= words]
     denied = [w for neg, w in covered if neg]
     affirmed = set().union(*(w for neg, w in covered if not neg))
@@ -245,16 +218,12 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     return any(not (w & affirmed) for w in denied)
 
 
-_AUXILIARY = word_set("auxiliaries")
-
-
 def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
     """Whether the word a negative clause negates is one the evidence clause says: "are not personal matters"
     against "are personal matters" is; "who does not practise will miss out on the blessings" against "they miss
     out on the blessings" is not (its "not" belongs to a line the match left out)."""
 
-    for m in _NEG.finditer(clause.replace("’", "'")):
-        after = [w for w in re.findall(r"[\w'-]+", clause[m.end():].lower()) if w not in _AUXILIARY]
+    for after in words_after_negations(clause):
         negated = set(tokenize(after[0])) if after else set()
         if not negated or negated & evidence_words:
             return True
@@ -266,8 +235,8 @@ def negation_check(claim: str, evidence: str) -> str | None:
     says the same thing with the opposite polarity is a negation."""
 
     claim = without_own_quotes(claim, evidence)
-    ev = [(c, set(tokenize(c))) for c in _clauses(evidence) or [evidence]]
-    for clause in _clauses(claim, commas=True) or [claim]:
+    ev = [(c, set(tokenize(c))) for c in clauses(evidence) or [evidence]]
+    for clause in clauses(claim, commas=True) or [claim]:
         words = set(tokenize(clause))
         if len(words) < 3:
             continue
@@ -279,7 +248,7 @@ def negation_check(claim: str, evidence: str) -> str | None:
     if _asserts_what_is_denied(claim, ev):
         return "negated"
     c, e = (set(tokenize(t, stem=False, drop_stopwords=False)) for t in (claim, evidence))
-    for a, b in _ANTONYMS:
+    for a, b in ANTONYMS:
         if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
             return f"negated: {a if a in c else b} vs {b if a in c else a}"
     return None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from indexing.vocabulary import parse_uid, unit_ord
-from tools.language.sentences import Sentence, split_sentences
+from tools.language.sentences import Sentence, clause_breaks, split_sentences
 from tools.language.words import fold, tokenize, word_list
 from tools.passages import Passage
 from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
@@ -69,7 +69,6 @@ _NOT_A_CLAIM = re.compile(
 )
 # What "This is found in [A], [B]" says beyond its references: nothing. Its claim is the sentence before it.
 _POINTER_WORDS = set(tokenize(" ".join(word_list("pointer_words")), drop_stopwords=False))
-_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:but|whereas)\s+|\s+and\s+(?=that\b|then\b)")
 
 
 # A SuttaCentral ID of a text outside the library as written in an answer: `ma98`, `MA 98`, `ea12.1`, `sa-2.16`.
@@ -577,15 +576,7 @@ def split_parts(text: str) -> list[str]:
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
     """Where `split_parts` cuts: (start, end) of each clause in `text`, so a clause can be taken out of it."""
-    spans, last = [], 0
-    for m in _SPLIT.finditer(text):
-        # "greed, hate, and delusion": an Oxford-comma list, not two clauses.
-        if m.group(0).startswith(",") and re.search(r",\s*[\w’'-]+(?:\s[\w’'-]+)?$", text[last : m.start()]):
-            continue
-        spans.append((last, m.start()))
-        last = m.end()
-    spans.append((last, len(text)))
-    spans = [sp for sp in spans if _part_text(text, sp)]
+    spans = [sp for sp in clause_breaks(text) if _part_text(text, sp)]
     merged: list[tuple[int, int]] = []
     for span in spans:
         if merged and (len(claim_tokens(_part_text(text, span))) < MIN_PART_TOKENS
