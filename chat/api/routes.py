@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
@@ -115,6 +116,16 @@ def mount_api(app, runtime: Runtime) -> FastAPI:
     return api
 
 
+@dataclass
+class _Guards:
+    """What the routes share: the key check, the two rate limits and the error responses they document."""
+
+    auth: Any
+    query_rate: Any
+    search_rate: Any
+    errors: dict[int | str, dict[str, Any]]
+
+
 def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     settings = runtime.settings
     # FastAPIOffline: /docs and /redoc load their scripts from this process, not from a CDN that an offline machine
@@ -132,17 +143,25 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     app.state.query_limiter = SlidingWindowLimiter(settings.api_query_rate)
     app.state.search_limiter = SlidingWindowLimiter(settings.api_search_rate)
     auth = auth_dependency(settings)
-    sessions = SessionScope(settings)
-    query_rate = rate_dependency(app.state.query_limiter, "queries", auth)
-    search_rate = rate_dependency(app.state.search_limiter, "searches", auth)
-    errors: dict[int | str, dict[str, Any]] = {
-        400: {"model": ErrorResponse, "description": "Malformed JSON"},
-        401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured)"},
-        422: {"model": ErrorResponse, "description": "Invalid input"},
-        429: {"model": ErrorResponse, "description": "Rate limited; see Retry-After"},
-        503: {"model": ErrorResponse, "description": "The index is not available"},
-    }
+    guards = _Guards(auth, rate_dependency(app.state.query_limiter, "queries", auth),
+                     rate_dependency(app.state.search_limiter, "searches", auth), _ERRORS)
+    _add_error_handlers(app)
+    _add_answer_routes(app, runtime, prefix, guards)
+    _add_text_routes(app, runtime, prefix, guards)
+    _add_health_route(app, runtime, prefix)
+    return app
 
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "Malformed JSON"},
+    401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured)"},
+    422: {"model": ErrorResponse, "description": "Invalid input"},
+    429: {"model": ErrorResponse, "description": "Rate limited; see Retry-After"},
+    503: {"model": ErrorResponse, "description": "The index is not available"},
+}
+
+
+def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         errs = list(exc.errors())
@@ -165,11 +184,17 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     async def _index_unavailable(request: Request, exc: Exception):
         return JSONResponse({"detail": str(exc)}, status_code=503)
 
+
+def _add_answer_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    """POST /query (JSON or Server-Sent Events) and POST /sessions."""
+    settings, auth, errors = runtime.settings, guards.auth, guards.errors
+    sessions = SessionScope(settings)
+
     @app.post(f"{prefix}/query", response_model=Answer, tags=["answers"],
               responses={**errors, 200: {"content": {"text/event-stream": {}},
                                          "description": "The answer; with Accept: text/event-stream, SSE events "
                                          "`token`, `step`, then one `final` holding the answer object."}},
-              dependencies=[Depends(query_rate)])
+              dependencies=[Depends(guards.query_rate)])
     async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None,
                     api_key: str | None = Depends(auth)):
         """Ask a question; get a cited, verified answer (status answered, abstained or failed). A `session_id`
@@ -198,15 +223,20 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
             return answer
 
     @app.post(f"{prefix}/sessions", response_model=SessionResponse, tags=["answers"], responses=errors,
-              dependencies=[Depends(search_rate)])
+              dependencies=[Depends(guards.search_rate)])
     def new_session(api_key: str | None = Depends(auth)):
         """A new conversation's ID, to pass as `session_id` to /api/query. Without API keys this is the only kind
         of session ID the server accepts: it cannot be guessed, so no one else can read or continue the
         conversation. With keys, a session belongs to its key and any ID the client chooses also works."""
         return SessionResponse(session_id=sessions.issue())
 
+
+def _add_text_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    """POST /search and GET /suttas/{ref}: what the index alone serves."""
+    settings, auth, errors = runtime.settings, guards.auth, guards.errors
+
     @app.post(f"{prefix}/search", response_model=SearchResponse, tags=["search"], responses=errors,
-              dependencies=[Depends(search_rate)])
+              dependencies=[Depends(guards.search_rate)])
     def search(body: SearchRequest):
         """Ranked passages with their per-stage scores. No LLM involved."""
         question = _check_query(body.query, settings)
@@ -235,6 +265,10 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
             raise HTTPException(422, f"reference must be 1 to {MAX_REF_CHARS} characters, like MN 21 or mn21:3.1-3.5")
         return sutta_text(runtime.library(), ref, translator.strip() or None if translator else None)
 
+
+def _add_health_route(app: FastAPI, runtime: Runtime, prefix: str) -> None:
+    settings = runtime.settings
+
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
     def health(probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
                                                 "embedded) before one has been built.")] = False,
@@ -248,8 +282,6 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
             body = HealthResponse(status=body.status, index={"loaded": body.index.get("loaded", False)},
                                   embedding={}, llm={"note": "details need an X-API-Key"})
         return JSONResponse(body.model_dump(), status_code=code)
-
-    return app
 
 
 def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]:
