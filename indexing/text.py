@@ -11,6 +11,7 @@ import re
 import tomllib
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 # Pali transliteration marks that NFKD does not take apart into base + combining mark.
 # SuttaCentral's blurbs write ī as a dotless ı with a combining macron ("Yodhājı̄va"), which NFKD leaves dotless
@@ -22,7 +23,7 @@ ENGLISH_FILE = Path(__file__).parent / "data" / "english.toml"
 
 
 @functools.cache
-def _english() -> dict[str, str]:
+def _english() -> dict[str, Any]:
     with ENGLISH_FILE.open("rb") as f:
         return tomllib.load(f)
 
@@ -30,6 +31,11 @@ def _english() -> dict[str, str]:
 def english_words(name: str) -> tuple[str, ...]:
     """The word list `name` of data/english.toml, in its order."""
     return tuple(_english()[name].split())
+
+
+def english_pattern(name: str) -> str:
+    """The regular expression `name` of data/english.toml's [patterns], its pieces joined."""
+    return "".join(_english()["patterns"][name])
 
 
 # Plain English function words; Pali words are never removed or stemmed (see `tokenize`).

@@ -1,6 +1,6 @@
-"""English rules have one home: word lists live in indexing/data/english.toml and sentence splitting in
-tools/language/ (its lowest layer, folding and the BM25 tokenizer, in indexing/text.py). A newcomer adding a rule
-finds where it belongs, and a second copy of a list cannot drift from the first."""
+"""English rules have one home: word lists (and the follow-up grammar's patterns) live in indexing/data/english.toml,
+sentence splitting in tools/language/ (its lowest layer, folding and the BM25 tokenizer, in indexing/text.py). A
+newcomer adding a rule finds where it belongs, and a second copy of a list cannot drift from the first."""
 
 from __future__ import annotations
 
@@ -102,7 +102,8 @@ def test_sentence_regexes_are_recognised(pattern, found):
     assert is_sentence_regex(pattern) is found
 
 
-def test_every_list_in_the_data_file_is_used():
-    names = tomllib.loads((REPO / "indexing" / "data" / "english.toml").read_text())
+def test_every_list_and_pattern_in_the_data_file_is_used():
+    data = tomllib.loads((REPO / "indexing" / "data" / "english.toml").read_text())
+    names = [n for n in data if n != "patterns"] + list(data["patterns"])
     code = "\n".join(p.read_text() for p in python_files())
     assert [n for n in names if f'"{n}"' not in code] == []

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from indexing.text import STOPWORDS, english_words, fold, light_stem, tokenize
+from indexing.text import STOPWORDS, english_pattern, english_words, fold, light_stem, tokenize
 
-__all__ = ["STOPWORDS", "fold", "light_stem", "pali_stem", "tokenize", "word_list", "word_pairs", "word_set",
-           "words"]
+__all__ = ["STOPWORDS", "fold", "light_stem", "pali_stem", "pattern", "tokenize", "word_list", "word_pairs",
+           "word_set", "words"]
 
 
 def word_list(name: str) -> tuple[str, ...]:
@@ -27,6 +27,11 @@ def word_set(name: str) -> frozenset[str]:
 def word_pairs(name: str) -> dict[str, str]:
     """A list of `form:base` pairs as a mapping."""
     return dict(pair.split(":", 1) for pair in english_words(name))
+
+
+def pattern(name: str) -> re.Pattern[str]:
+    """An English phrase pattern of the data file's [patterns] (the follow-up grammar), compiled."""
+    return re.compile(english_pattern(name))
 
 
 def pali_stem(word: str) -> str:
