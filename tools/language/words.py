@@ -11,8 +11,22 @@ import re
 
 from indexing.text import STOPWORDS, english_pattern, english_words, fold, light_stem, tokenize
 
-__all__ = ["STOPWORDS", "fold", "light_stem", "pali_stem", "pattern", "tokenize", "word_list", "word_pairs",
-           "word_set", "words"]
+__all__ = ["STOPWORDS", "WRITTEN_WORD", "fold", "folded_words", "light_stem", "pali_stem", "pattern", "tokenize",
+           "word_list", "word_pairs", "word_set", "words", "written_words"]
+
+
+# A word as written: letters, digits, apostrophes and hyphens ("Māluṅkyaputta’s", "loving-kindness").
+WRITTEN_WORD = re.compile(r"[\w’'-]+")
+
+
+def written_words(text: str) -> list[str]:
+    """The text's words as written (case and diacritics kept), apostrophes and hyphens inside them."""
+    return WRITTEN_WORD.findall(text)
+
+
+def folded_words(text: str) -> list[str]:
+    """Every folded word and number of the text, none dropped or stemmed: `tokenize` without its BM25 choices."""
+    return tokenize(text, stem=False, drop_stopwords=False)
 
 
 def word_list(name: str) -> tuple[str, ...]:

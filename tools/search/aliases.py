@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal
 from indexing.stores.docstore import DocStore
-from tools.language.words import STOPWORDS, fold, word_set
+from tools.language.words import STOPWORDS, fold, folded_words, word_set
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class AliasResolution:
 
 def _words(text: str) -> list[str]:
     # niggahīta spelled as the nasal it is read as (`kiṁdada` = `kindada`), on keys and questions alike
-    return [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
+    return [nasal(w) for w in folded_words(text)]
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")

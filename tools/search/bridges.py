@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 from indexing.pali_index import nasal, pali_store
 from indexing.stores.bm25_store import BM25Store
 from indexing.vocabulary import CANON_NAME_WORDS
-from tools.language.words import STOPWORDS, fold, pali_stem, tokenize
+from tools.language.words import STOPWORDS, WRITTEN_WORD, fold, pali_stem, tokenize, written_words
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +36,6 @@ QUERY_TF_K3 = 1.0  # saturation of a word the reader repeats (settings.query_tf_
 NATIVE_MIN_CHUNKS = 25  # an older word in at least this many English passages is the translation's own word too
 PALI_MIN_LEN = 4
 PALI_MAX_SUFFIX = 4  # inflection endings a stem may take: jhan-a, jhan-am, jhan-ani, jhan-ena, jhan-assa
-_WORD = re.compile(r"[\w’'-]+")
 
 
 @dataclass(frozen=True)
@@ -192,7 +190,7 @@ class Bridges:
         for tok in tokenize(bm25_text if bm25_text is not None else text):
             out.bm25_weights[tok] = out.bm25_weights.get(tok, 0.0) + 1.0
         out.bm25_weights = {t: query_term_weight(n, self.query_k3) for t, n in out.bm25_weights.items()}
-        words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
+        words = [(m.start(), m.end(), m.group(0)) for m in WRITTEN_WORD.finditer(text)]
         analyzed = [(s, e, w, tokenize(w)) for s, e, w in words]
         # content tokens in order, each remembering the span of the word it came from
         stream = [(tok, s, e) for s, e, _, toks in analyzed for tok in toks]
@@ -251,7 +249,7 @@ class Bridges:
 
 def _surface(text: str) -> str:
     """Words as written, folded, one space apart: "Silent  Buddhas" -> "silent buddhas", "ill-will" -> "ill will"."""
-    return " ".join(fold(w) for w in _WORD.findall(text.replace("-", " ")))
+    return " ".join(fold(w) for w in written_words(text.replace("-", " ")))
 
 
 def _names_a_part(word: str) -> bool:

@@ -36,7 +36,7 @@ from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal, pali_tokens
 from indexing.vocabulary import BOOKS, COLLECTIONS
-from tools.language.words import STOPWORDS, fold, pali_stem, tokenize, word_set
+from tools.language.words import STOPWORDS, fold, folded_words, pali_stem, tokenize, word_set, written_words
 from tools.search.aliases import (
     GENERIC_NAME_WORDS,
     MAX_WINDOW,
@@ -134,10 +134,10 @@ class NameMatcher:
         """Candidates for one name (a title, nickname or Pali name), best first, each saying how it matched."""
         text = name.strip().strip("\"'“”‘’«»").strip()
         exact = self.aliases.resolve(text)
-        words = re.findall(r"[\w’'-]+", text)
+        words = written_words(text)
         if exact.candidates or len(words) > MAX_WINDOW or not text:
             return self._tie_break(exact, text)
-        folded = [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
+        folded = [nasal(w) for w in folded_words(text)]
         content = [w for w in folded if w not in _NAME_SUFFIX_WORDS]
         if not distinctive(" ".join(content)) or _is_question(text, folded) or _names_a_collection(folded):
             return AliasResolution(text)
@@ -240,7 +240,7 @@ class NameMatcher:
         """The name's tokens as `_query_tokens` gives them, and its ideas for title matching: each a tuple of
         alternative tokens — a reader's word alone, or an older rendering together with Sujato's words for it
         ("taints" with "defilements"), which are one idea however many of the words a title holds."""
-        keep = " ".join(w for w in re.findall(r"[\w’'-]+", text) if fold(w) not in GENERIC_NAME_WORDS)
+        keep = " ".join(w for w in written_words(text) if fold(w) not in GENERIC_NAME_WORDS)
         pairs: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
         if self.bridges is not None:
             bridged = self.bridges.apply(keep)
@@ -362,7 +362,7 @@ _COLLECTION_NAMES = re.compile("|".join(
 
 def names_a_collection(text: str) -> bool:
     """Whether `text` ("the Dhammapada", "Saṁyutta Nikāya") is the name of a collection or book as a whole."""
-    return _names_a_collection([nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))])
+    return _names_a_collection([nasal(w) for w in folded_words(text)])
 
 
 def _names_a_collection(folded: list[str]) -> bool:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from indexing.vocabulary import sutta_id_to_uid
 from tools.errors import UnknownReferenceError
-from tools.language.words import STOPWORDS, fold, word_set
+from tools.language.words import STOPWORDS, fold, word_set, written_words
 from tools.references import Reference, basket_hint, collection_hints, find_references, genre_hint, parse_reference
 from tools.search.aliases import STRONG, AliasResolution
 from tools.search.names import names_a_collection
@@ -110,7 +110,7 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
     for written in aliases:
         topic = re.sub(re.escape(written), " ", topic, flags=re.IGNORECASE)
     analysis.topic = re.sub(r"\s+", " ", topic).strip(" ?.,;:")
-    words = re.findall(r"[\w’'-]+", stripped)
+    words = written_words(stripped)
     analysis.bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) \
         or stripped
     analysis.dense_text = stripped.strip() or text

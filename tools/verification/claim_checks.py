@@ -18,7 +18,7 @@ from tools.language.negation import (
 )
 from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
 from tools.language.sentences import clauses, phrases
-from tools.language.words import STOPWORDS, fold, light_stem, tokenize, word_list, word_set
+from tools.language.words import STOPWORDS, fold, folded_words, light_stem, tokenize, word_list, word_set
 from tools.references import MENTION
 
 # "four kinds of feeling": what is counted is the feeling, not the kinds.
@@ -172,7 +172,7 @@ MIN_QUOTED_WORDS = 4
 
 def plain_words(text: str) -> str:
     """Folded words and numbers only, one space apart: what a quotation and its source must share verbatim."""
-    return " ".join(re.findall(r"[a-z0-9]+", fold(text)))
+    return " ".join(folded_words(text))
 
 
 def misquoted(claim: str, source_words: str) -> str | None:
