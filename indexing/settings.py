@@ -129,6 +129,11 @@ class ScholarSettings(BaseSettings):
     # --- agent & chat -----------------------------------------------------------------------
     agent_max_steps: int = 6
     memory_db: Path | None = Field(default=None, description="Defaults to <index_dir>/../memory.sqlite.")
+    database_url: str | None = Field(
+        default=None, description="postgresql://user:password@host:5432/dbname: conversation memory, chat history "
+        "and the shared secrets in one PostgreSQL database that every replica uses (docs/deploy.md). Unset: the "
+        "SQLite files memory_db and chat_db."
+    )
     max_input_chars: int = 2000
     verifier_mode: Literal["local", "judge"] = "judge"
     chat_db: Path | None = Field(

@@ -152,3 +152,41 @@ def stores(tmp_path: Path):
 def base(tmp_path_factory):
     """Where the tools index of the scripted-LLM tests lives (built once per session by scholar_for)."""
     return tmp_path_factory.getbasetemp() / "agent-index"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# PostgreSQL (SCHOLAR_DATABASE_URL)
+# --------------------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """One throwaway cluster for the session (tests/pg_cluster.py). Skipped where Debian's postgresql is not
+    installed, except in CI (CI=true), where `make setup` installs it and a skip would hide the tests."""
+    import os
+
+    from pg_cluster import cluster, pg_bin
+
+    if pg_bin() is None:
+        reason = "PostgreSQL's initdb/pg_ctl are not installed: `make setup` (or apt-get install postgresql)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with cluster(tmp_path_factory.mktemp("postgres")) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server, request) -> str:
+    """A new, empty database on the session's cluster for one test."""
+    import re
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40] + "_" + uuid.uuid4().hex[:6]
+    engine = create_engine(make_url(postgres_server).set(drivername="postgresql+psycopg"),
+                           isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return str(make_url(postgres_server).set(database=name))

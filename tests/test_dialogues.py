@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from chat.pipeline.conversation import leans_on_conversation, people_in
-from chat.pipeline.memory import SessionMemory
 
-from scholar_helpers import scholar_for
+from scholar_helpers import scholar_for, session_memory
 
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 BURNING = "Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4]."
@@ -53,11 +52,11 @@ def test_people_an_answer_names_with_a_title():
 
 # ---- conversation state ------------------------------------------------------------------------------------
 async def test_memory_keeps_each_turns_state_and_the_last_answered_turn(tmp_path):
-    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    mem = session_memory(tmp_path / "m.sqlite", "s1")
     await mem.add_turn("Q1", "A1 [MN 21:20.1]", cited_refs=["MN 21:20.1"], search_query="saw", status="answered",
                        cited_suttas=["MN 21"], subject_suttas=["MN 21"], people=["Kakacūpama"])
     await mem.add_turn("Q2", "I don't find this.", cited_refs=[], search_query="lotus", status="abstained")
-    again = SessionMemory(tmp_path / "m.sqlite", "s1")  # a restarted process
+    again = session_memory(tmp_path / "m.sqlite", "s1")  # a restarted process
     turns = await again.turns()
     assert [(t.question, t.status, t.answered) for t in turns] == [("Q1", "answered", True),
                                                                     ("Q2", "abstained", False)]

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat.runtime import Runtime
-from chat.ui.history import FILES_ROUTE, build_data_layer
+from chat.ui.history import FILES_ROUTE, HistoryStore, build_data_layer
 
 from helpers_tools import open_library
 
@@ -72,7 +72,7 @@ def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, ru
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
 
     # an element stored by the history layer is served to its owner, never the UI page in its place
-    _, storage = build_data_layer(runtime.settings.resolved_chat_db)
+    _, storage = build_data_layer(HistoryStore.from_settings(runtime.settings))
     stored = asyncio.run(storage.upload_file("owner-1/el-1/SN 35.28:1.3", "the panel", mime="text/plain"))
     assert stored["url"].startswith(FILES_ROUTE + "/owner-1/")
     with contextlib.closing(sqlite3.connect(runtime.settings.resolved_chat_db)) as conn, conn:
@@ -102,7 +102,7 @@ def test_starting_again_replaces_the_routes_and_sets_the_login(chainlit_app, run
     assert cl_config.code.header_auth_callback is not None and cl_config.code.password_auth_callback is None
     assert os.environ["CHAINLIT_AUTH_SECRET"]
     layer = cl_config.code.data_layer()
-    assert type(layer).__name__ == "SQLiteDataLayer"
+    assert type(layer).__name__ == "HistoryDataLayer"
 
     with_users = runtime.settings.model_copy(update={"chat_users": "ann:pw"})
     start(with_users, runtime)
@@ -252,3 +252,26 @@ def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(ch
         answer = response.json()
         assert time.monotonic() - started > 2.0 and llm.calls >= 1
         assert answer["status"] == "answered" and "burning" in answer["answer"], answer
+
+
+@pytest.mark.postgres
+def test_a_login_and_its_logout_hold_on_every_replica_of_one_database(chainlit_app, runtime, postgres_url, tmp_path,
+                                                                       monkeypatch):
+    from chat.ui.launch import start
+
+    def replica(name: str) -> None:  # as another process would start: its own files, no secret in its environment
+        monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
+        start(runtime.settings.model_copy(update={"chat_users": "ann:pw", "database_url": postgres_url,
+                                                  "chat_db": tmp_path / name / "history.sqlite"}), runtime)
+
+    client = TestClient(chainlit_app)
+    replica("a")
+    ann = _login(client, "ann", "pw")
+    assert ann and _me(client, ann) == 200
+    replica("b")
+    assert _me(client, ann) == 200  # signed on A, accepted on B: the secret is the database's
+    client.cookies.clear()
+    assert client.post("/logout", headers={"Cookie": f"access_token={ann}"}).status_code == 200
+    replica("a")
+    assert _me(client, ann) == 401  # logged out on B, refused on A
+    assert not (tmp_path / "a" / "history.sqlite").exists() and not (tmp_path / "a" / "auth-secret").exists()

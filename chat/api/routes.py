@@ -39,6 +39,7 @@ from chat.api.security import (
     key_is_valid,
     rate_dependency,
 )
+from chat.database import StoreError
 from chat.errors import ChatError
 from chat.pipeline.answer import Answer
 from chat.providers.select import probe_providers
@@ -181,6 +182,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(IndexUnavailableError)
     @app.exception_handler(IndexingError)
+    @app.exception_handler(StoreError)  # the shared database is down: sessions cannot be issued or checked
     async def _index_unavailable(request: Request, exc: Exception):
         return JSONResponse({"detail": str(exc)}, status_code=503)
 

@@ -140,6 +140,7 @@ class SessionScope:
     an API that only searches writes nothing."""
 
     def __init__(self, settings: ScholarSettings):
+        self._settings = settings
         self._secret_path = settings.resolved_memory_db.parent / "session-secret"
         self._issuer: SessionIssuer | None = None
         self._lock = threading.Lock()
@@ -147,8 +148,15 @@ class SessionScope:
     def issuer(self) -> SessionIssuer:
         with self._lock:
             if self._issuer is None:
-                self._issuer = SessionIssuer(load_secret(self._secret_path))
+                self._issuer = SessionIssuer(self._secret())
             return self._issuer
+
+    def _secret(self) -> bytes:
+        if self._settings.database_url:  # replicas: an ID issued by one is valid on every other
+            from chat.database import memory_database, shared_secret
+
+            return bytes.fromhex(shared_secret(memory_database(self._settings), "api-sessions"))
+        return load_secret(self._secret_path)
 
     def issue(self) -> str:
         return self.issuer().issue()
