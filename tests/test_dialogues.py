@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.pipeline.resolve import leans_on_conversation, people_in
+from chat.pipeline.conversation import leans_on_conversation, people_in
 
 from scholar_helpers import scholar_for, session_memory
 
@@ -105,8 +105,8 @@ async def test_a_follow_up_reads_its_sutta_without_the_summary_or_title_line_the
 
 
 def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_words_of_its_own(base):
-    from chat.pipeline.planner import PreviousTurn
-    from chat.pipeline.resolve import Resolution, scoped_plan
+    from chat.pipeline.conversation import Resolution, scoped_plan
+    from chat.pipeline.plan import PreviousTurn
     from tools.search.query import analyse_query
 
     from helpers_tools import open_library
@@ -124,8 +124,8 @@ def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_wor
 
 
 def test_a_scoped_follow_up_reads_fewer_passages_of_its_sutta_than_a_first_question(base):
-    from chat.pipeline.planner import PreviousTurn
-    from chat.pipeline.resolve import FOLLOW_UP_WINDOWS, Resolution, scoped_plan
+    from chat.pipeline.conversation import FOLLOW_UP_WINDOWS, Resolution, scoped_plan
+    from chat.pipeline.plan import PreviousTurn
     from tools.function_tools import CanonTools
     from tools.search.query import analyse_query
     from tools.turn import TurnRecorder

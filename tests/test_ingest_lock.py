@@ -15,7 +15,7 @@ from pydantic import PrivateAttr
 from indexing.lock import IngestRunningError, ingest_lock
 from indexing.pipeline import ingest
 
-from conftest import FakeEmbedding
+from fakes import FakeEmbedding
 
 
 class HeldEmbedding(FakeEmbedding):

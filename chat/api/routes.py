@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
@@ -116,6 +117,17 @@ def mount_api(app, runtime: Runtime, login: LoginCheck | None = None) -> FastAPI
     return api
 
 
+@dataclass
+class _Guards:
+    """What the routes share: the key or login check, the two rate limits and the error responses they document."""
+
+    api_auth: ApiAuth
+    auth: Any
+    query_rate: Any
+    search_rate: Any
+    errors: dict[int | str, dict[str, Any]]
+
+
 def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) -> FastAPI:
     settings = runtime.settings
     # FastAPIOffline: /docs and /redoc load their scripts from this process, not from a CDN that an offline machine
@@ -134,18 +146,26 @@ def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) ->
     app.state.search_limiter = SlidingWindowLimiter(settings.api_search_rate)
     api_auth = ApiAuth(settings, login)
     auth = api_auth.dependency()
-    sessions = SessionScope(settings)
-    query_rate = rate_dependency(app.state.query_limiter, "queries", auth)
-    search_rate = rate_dependency(app.state.search_limiter, "searches", auth)
-    errors: dict[int | str, dict[str, Any]] = {
-        400: {"model": ErrorResponse, "description": "Malformed JSON"},
-        401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured) or, "
-              "in a chat with a password login, no login"},
-        422: {"model": ErrorResponse, "description": "Invalid input"},
-        429: {"model": ErrorResponse, "description": "Rate limited; see Retry-After"},
-        503: {"model": ErrorResponse, "description": "The index is not available"},
-    }
+    guards = _Guards(api_auth, auth, rate_dependency(app.state.query_limiter, "queries", auth),
+                     rate_dependency(app.state.search_limiter, "searches", auth), _ERRORS)
+    _add_error_handlers(app)
+    _add_answer_routes(app, runtime, prefix, guards)
+    _add_text_routes(app, runtime, prefix, guards)
+    _add_health_route(app, runtime, prefix, guards)
+    return app
 
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "Malformed JSON"},
+    401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured) or, "
+          "in a chat with a password login, no login"},
+    422: {"model": ErrorResponse, "description": "Invalid input"},
+    429: {"model": ErrorResponse, "description": "Rate limited; see Retry-After"},
+    503: {"model": ErrorResponse, "description": "The index is not available"},
+}
+
+
+def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         errs = list(exc.errors())
@@ -169,11 +189,17 @@ def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) ->
     async def _index_unavailable(request: Request, exc: Exception):
         return JSONResponse({"detail": str(exc)}, status_code=503)
 
+
+def _add_answer_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    """POST /query (JSON or Server-Sent Events) and POST /sessions."""
+    settings, auth, errors = runtime.settings, guards.auth, guards.errors
+    sessions = SessionScope(settings)
+
     @app.post(f"{prefix}/query", response_model=Answer, tags=["answers"],
               responses={**errors, 200: {"content": {"text/event-stream": {}},
                                          "description": "The answer; with Accept: text/event-stream, SSE events "
                                          "`token`, `step`, then one `final` holding the answer object."}},
-              dependencies=[Depends(query_rate)])
+              dependencies=[Depends(guards.query_rate)])
     async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None,
                     owner: str | None = Depends(auth)):
         """Ask a question; get a cited, verified answer (status answered, abstained or failed). A `session_id`
@@ -203,15 +229,20 @@ def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) ->
             return answer
 
     @app.post(f"{prefix}/sessions", response_model=SessionResponse, tags=["answers"], responses=errors,
-              dependencies=[Depends(search_rate)])
+              dependencies=[Depends(guards.search_rate)])
     def new_session(owner: str | None = Depends(auth)):
         """A new conversation's ID, to pass as `session_id` to /api/query. Without API keys this is the only kind
         of session ID the server accepts: it cannot be guessed, so no one else can read or continue the
         conversation. With keys, a session belongs to its key and any ID the client chooses also works."""
         return SessionResponse(session_id=sessions.issue())
 
+
+def _add_text_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    """POST /search and GET /suttas/{ref}: what the index alone serves."""
+    settings, auth, errors = runtime.settings, guards.auth, guards.errors
+
     @app.post(f"{prefix}/search", response_model=SearchResponse, tags=["search"], responses=errors,
-              dependencies=[Depends(search_rate)])
+              dependencies=[Depends(guards.search_rate)])
     def search(body: SearchRequest):
         """Ranked passages with their per-stage scores. No LLM involved."""
         question = _check_query(body.query, settings)
@@ -240,6 +271,10 @@ def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) ->
             raise HTTPException(422, f"reference must be 1 to {MAX_REF_CHARS} characters, like MN 21 or mn21:3.1-3.5")
         return sutta_text(runtime.library(), ref, translator.strip() or None if translator else None)
 
+
+def _add_health_route(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    api_auth = guards.api_auth
+
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
     def health(request: Request,
                probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
@@ -254,8 +289,6 @@ def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) ->
             body = HealthResponse(status=body.status, index={"loaded": body.index.get("loaded", False)},
                                   embedding={}, llm={"note": "details need an X-API-Key or a login"})
         return JSONResponse(body.model_dump(), status_code=code)
-
-    return app
 
 
 def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]:

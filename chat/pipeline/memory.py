@@ -4,7 +4,7 @@ replicas share: chat.database), so a chat survives a restart and continues on an
 Only the dialogue is kept (the question, the final answer, and on the answer the conversation state: the references
 and suttas it cited, its subject — the suttas it was about, the people its answer named, the query it searched —
 and its status), never the agent's scratchpad: a small model re-reading old Observations would spend its whole
-context on them. The next turn's resolver (chat/pipeline/resolve.py) reads `turns()` to tell a follow-up ("to whom
+context on them. The next turn's resolver (chat/pipeline/conversation.py) reads `turns()` to tell a follow-up ("to whom
 was it taught?", "and what comes right after that?") from a new subject.
 """
 
@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from chat.database import Database, migrate
-from chat.pipeline.planner import PreviousTurn
+from chat.pipeline.plan import PreviousTurn
 from chat.private import private_file
 from tools.passages import clip
 from tools.references import strip_citations

@@ -53,19 +53,19 @@ from chat.pipeline.answer import (
     failed_answer,
 )
 from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
+from chat.pipeline.conversation import Resolution, people_in, resolve, subject_of
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
 from chat.pipeline.memory import MemoryStore, SessionMemory
-from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
+from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
-from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
 from indexing.settings import ScholarSettings
-from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
 from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
+from tools.language.words import fold, tokenize
 from tools.search.query import analyse_query
 from tools.search.windows import closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
