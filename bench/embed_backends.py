@@ -3,7 +3,7 @@
     HF_HUB_OFFLINE=1 PYTHONPATH=. python bench/embed_backends.py [--texts N] [--rounds R] [--out FILE]
 
 The texts are the first N chunks the ingest would embed from the configured corpus, embedded as the ingest
-embeds them (`pipeline.embed_texts`: the configured batch size, longest first). The backends run in interleaved
+embeds them (`embed_texts`: the configured batch size, longest first). The backends run in interleaved
 rounds (torch onnx onnx-int8, then reversed, ...), so a machine that slows down or speeds up during the run
 slows every backend alike; the median round is reported, as wall and as CPU seconds of this process (the fairer
 figure on a machine other work shares). Loading each model (and exporting it to ONNX the first time) is outside
@@ -25,7 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 
 from indexing import pipeline
-from indexing.embeddings import BACKENDS, build_embed_model
+from indexing.embeddings import BACKENDS, build_embed_model, embed_texts
 from indexing.settings import ScholarSettings
 from indexing.sources.router import discover
 
@@ -58,7 +58,7 @@ def main() -> int:
     for name in names:
         t0 = time.perf_counter()
         models[name] = build_embed_model(settings.model_copy(update={"embed_backend": name}))
-        pipeline.embed_texts(models[name], texts[: settings.embed_batch_size])  # warm-up, untimed
+        embed_texts(models[name], texts[: settings.embed_batch_size])  # warm-up, untimed
         load_s[name] = round(time.perf_counter() - t0, 2)
 
     walls: dict[str, list[float]] = {n: [] for n in names}
@@ -67,7 +67,7 @@ def main() -> int:
     for r in range(args.rounds):
         for name in names if r % 2 == 0 else list(reversed(names)):
             w0, c0 = time.perf_counter(), time.process_time()
-            out = pipeline.embed_texts(models[name], texts)
+            out = embed_texts(models[name], texts)
             walls[name].append(time.perf_counter() - w0)
             cpus[name].append(time.process_time() - c0)
             vectors[name] = np.asarray(out, dtype=np.float64)

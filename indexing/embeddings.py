@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from indexing.errors import IndexingError
 from indexing.settings import ScholarSettings
@@ -109,3 +110,22 @@ def _onnx_model(settings: ScholarSettings, path: Path, threads: int) -> BaseEmbe
     graph = onnx_model_path(path, settings.resolved_onnx_dir, quantize=settings.embed_backend == "onnx-int8")
     return OnnxEmbedding(graph, path, threads=threads, max_length=max_length,
                          model_name=embed_model_name(settings), embed_batch_size=settings.embed_batch_size)
+
+
+def embed_texts(
+    model: BaseEmbedding, texts: list[str], on_batch: Callable[[int], None] | None = None
+) -> list[list[float]]:
+    """Embed in the model's batch size, longest texts first: a batch of similar lengths wastes little on padding.
+    Vectors come back in the order of `texts`."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    size = max(1, getattr(model, "embed_batch_size", 64) or 64)
+    vectors: list[list[float] | None] = [None] * len(texts)
+    for start in range(0, len(order), size):
+        batch = order[start : start + size]
+        for i, vector in zip(batch, model.get_text_embedding_batch([texts[i] for i in batch])):
+            vectors[i] = vector
+        if on_batch:
+            on_batch(len(batch))
+    if None in vectors:
+        raise IndexingError(f"the embedding model returned {vectors.count(None)} vectors too few")
+    return cast(list[list[float]], vectors)

@@ -11,8 +11,8 @@ import logging
 from chat.pipeline.answer import Citation
 from chat.ui.render import passage_markdown
 from indexing.vocabulary import document_place, segment_ref, unit_id
-from tools.expander import expand
 from tools.passages import Passage
+from tools.texts.expander import expand
 
 log = logging.getLogger(__name__)
 
