@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript postgresql
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript
 STAMP := $(VENV)/.installed
 
 .PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench probe clean-index lock
@@ -16,9 +16,11 @@ run: setup index model chat
 
 setup: system-deps $(STAMP)
 
-# Debian packages for OCR (ocrmypdf) and the PostgreSQL tests; installed only where missing. Debian's chromium
-# (~110 MB to download, ~350 MB installed) is only for the browser test, so only the targets that run it add it.
-test e2e: APT_PACKAGES += chromium
+# Debian packages for OCR (ocrmypdf); installed only where missing. Debian's chromium (~110 MB to download, ~350 MB
+# installed) is only for the browser test and PostgreSQL only for the replica tests, so only the targets that run
+# them add them.
+test: APT_PACKAGES += chromium postgresql
+e2e: APT_PACKAGES += chromium
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
