@@ -431,3 +431,25 @@ _BOOK_NAMES = re.compile(
 def without_book_names(folded: str) -> str:
     """Folded text with the sutta books' Pali names taken out ("the Majjhima Nikāya"): what is left is the topic."""
     return _BOOK_NAMES.sub(" ", folded)
+
+
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth").split()
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\s+(?:verse|discourse|sutta|text|poem|rule)\s+"
+    r"(?:of|in)\s+(?:the\s+)?([a-z][a-z ]+)")
+
+
+def ordinal_reference(text: str) -> str | None:
+    """A text named by its place in a book that numbers its texts plainly: "the first verse of the Dhammapada" ->
+    `Dhp 1`, "the tenth discourse of the Majjhima" -> `MN 10`. None for books numbered by chapter (SN, AN)."""
+    m = _ORDINAL.search(fold(text))
+    if m is None:
+        return None
+    word, rest = m.group(1), m.group(2)
+    n = _ORDINALS.index(word) + 1 if word in _ORDINALS else int(re.match(r"\d+", word).group())  # type: ignore[union-attr]
+    for book in BOOKS.values():
+        if book.numbering != "number":
+            continue
+        if any(rest.startswith(name) for name in (*book.names, fold(book.pali), fold(book.english))):
+            return f"{book.display} {n}"
+    return None

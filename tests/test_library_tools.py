@@ -1,0 +1,209 @@
+"""Questions about the library itself, on the canon corpus in miniature plus two Vinaya rules laid down the way
+the Analyses lay them down and a second translator of the Dhammapada: parallels from SuttaCentral's table, two
+translations side by side, a rule found by its topic with its offence class, and the bad input of each."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexing.pipeline import ingest
+from indexing.settings import ScholarSettings
+from tools.function_tools import TOOL_NAMES, CanonTools, build_tools
+from tools.library import Library
+from tools.references import ordinal_reference
+from tools.texts.parallels import scope_of, sc_id
+from tools.texts.rules import stem
+from tools.texts.side_by_side import asks_for_translations, translators_named
+from tools.turn import TurnRecorder
+
+from conftest import FakeEmbedding
+from corpus import _dump, write_canon_corpus
+
+_VB = "translation/en/brahmali/vinaya/pli-tv-bu-vb"
+
+
+def _rule(uid: str, chapter: str, title: str, origin: str, ruling: str, pali: str):
+    en = {f"{uid}:0.1": "Theravāda Collection on Monastic Law ", f"{uid}:0.2": "The Great Analysis ",
+          f"{uid}:0.3": f"{chapter} ", f"{uid}:0.4": f"{title} ",
+          f"{uid}:1.0": "Origin story ", f"{uid}:1.1": f"{origin} ",
+          f"{uid}:1.2.0": "Final ruling ", f"{uid}:1.2.1": f"‘{ruling}’” ",
+          f"{uid}:2.1.0": "Definitions ", f"{uid}:2.1.1": "A monk: one who is fully ordained. "}
+    pli = {f"{uid}:1.1": "Tena samayena buddho bhagavā. ", f"{uid}:1.2.1": f"{pali} "}
+    return en, pli
+
+
+RULES = {
+    "pli-tv-bu-vb-pc/pli-tv-bu-vb-pc10": _rule(
+        "pli-tv-bu-vb-pc10", "The chapter on offenses entailing confession", "The training rule on digging the earth",
+        "The monks at Āḷavī dug the earth and had it dug, and people complained.",
+        "If a monk digs the earth or has it dug, he commits an offense entailing confession.",
+        "Yo pana bhikkhu pathaviṁ khaṇeyya vā khaṇāpeyya vā, pācittiyan”ti."),
+    "pli-tv-bu-vb-np/pli-tv-bu-vb-np18": _rule(
+        "pli-tv-bu-vb-np18", "The chapter on relinquishment", "The training rule on money",
+        "Venerable Upananda took the money that was set aside for him.",
+        "If a monk takes, has someone else take, or consents to gold or silver being deposited for him, he commits "
+        "an offense entailing relinquishment and confession.",
+        "Yo pana bhikkhu jātarūparajataṁ uggaṇheyya vā, nissaggiyaṁ pācittiyan”ti."),
+}
+DHP_SUDDHASO = {"dhp1:0.1": "Dhammapada ", "dhp1:1": "Phenomena are preceded by the mind, ",
+                "dhp1:2": "led by the mind, made by the mind. ", "dhp1:3": "Suffering follows. ",
+                "dhp2:1": "Phenomena are preceded by the mind, ", "dhp2:2": "if one acts with a pure mind, ",
+                "dhp2:3": "happiness follows. "}
+
+
+def write_library_corpus(root):
+    tree = write_canon_corpus(root)
+    for rel, (en, pli) in RULES.items():
+        _dump(tree / _VB / f"{rel}_translation-en-brahmali.json", en)
+        _dump(tree / f"root/pli/ms/vinaya/pli-tv-bu-vb/{rel}_root-pli-ms.json", pli)
+    _dump(tree / "translation/en/suddhaso/sutta/kn/dhp/dhp1-4_translation-en-suddhaso.json", DHP_SUDDHASO)
+    return tree
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    base = tmp_path_factory.mktemp("library-tools")
+    tree = write_library_corpus(base / "corpus")
+    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
+                               nicknames_csv=base / "none.csv", chroma_url=None)
+    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
+    ingest(settings, [tree], embed_model=embed, progress=False)
+    return Library.open(settings, embed_model=embed)
+
+
+def _canon(lib) -> CanonTools:
+    return CanonTools(lib, TurnRecorder())
+
+
+# ---- parallels --------------------------------------------------------------------------------------------------
+def test_parallels_are_listed_by_suttacentral_id_with_extent_holding_and_link(lib):
+    result = _canon(lib).find_parallels("MN 10")
+    assert result.error is None
+    table = result.table
+    assert "MA 98: a full parallel, not in this library — https://suttacentral.net/ma98" in table
+    assert "EA 12.1: a full parallel, not in this library" in table
+    assert "DN 22: a full parallel, not in this library" in table  # the table's, though this library lacks it
+    assert "MN 119: a partial parallel" in table and "SN 47.1 (its §2): a partial parallel" in table
+    assert "None of them is in this library" in table
+
+
+def test_parallels_the_library_holds_are_quoted_side_by_side(lib):
+    result = _canon(lib).find_parallels("SN 56.11")
+    assert "Kd 1 “Going Forth”: a partial parallel, in this library — https://suttacentral.net/pli-tv-kd1" in \
+        result.table
+    assert [w.sutta_id for _, w in result.evidence] == ["SN 56.11", "Kd 1"]
+    assert all(f"[{w.ref}]" in result.table for _, w in result.evidence)
+
+
+def test_parallels_narrowed_to_a_tradition_or_a_collection(lib):
+    chinese = _canon(lib).find_parallels("MN 10", "Chinese Agamas").table
+    assert "MA 98" in chinese and "EA 12.1" in chinese and "DN 22 " not in chinese.split("\n")[1]
+    assert "in the Chinese Āgamas" in chinese
+    one = _canon(lib).find_parallels("MN 10", "the Madhyama Agama").table
+    assert "MA 98" in one and "EA 12.1" not in one
+    # nothing of that tradition: said, and the whole list given instead of nothing
+    tibetan = _canon(lib).find_parallels("MN 10", "Tibetan").table
+    assert tibetan.startswith("SuttaCentral's table of parallels lists no parallel of MN 10") and "MA 98" in tibetan
+
+
+def test_parallels_of_an_unknown_text_or_one_without_any_are_a_plain_sentence(lib):
+    unknown = _canon(lib).find_parallels("MN 175")
+    assert unknown.error and "There is no MN 175" in unknown.error and not unknown.table
+    none = _canon(lib).find_parallels("MN 21").table
+    assert none == "SuttaCentral's table of parallels lists no parallel of MN 21 (The Simile of the Saw)." or \
+        none.startswith("SuttaCentral's table of parallels lists no parallel of MN 21")
+
+
+@pytest.mark.parametrize("uid, shown", [("ma106", "MA 106"), ("ea44.6", "EA 44.6"), ("t94", "T 94"),
+                                        ("sa197", "SA 197"), ("kp9", "Kp 9"), ("pli-tv-bu-vb-pc51", "Bu Pc 51")])
+def test_suttacentral_ids_are_written_as_suttacentral_writes_them(uid, shown):
+    assert sc_id(uid) == shown
+
+
+def test_the_scope_of_a_parallels_question():
+    assert scope_of("What are the parallels of MN 1 in the Chinese Āgamas?").language == "Chinese"
+    assert scope_of("Does it have a parallel in the Madhyama Āgama?").prefixes == ("ma",)
+    assert scope_of("Which Saṁyukta Āgama discourse parallels it?").prefixes == ("sa",)
+    assert scope_of("Where else in the Pali canon is it found?").language == "Pali"
+    assert scope_of("What are its parallels?") is None
+
+
+# ---- translations side by side -------------------------------------------------------------------------------
+def test_two_translations_side_by_side_segment_by_segment_with_the_pali(lib):
+    result = _canon(lib).compare_translations("Thig 1.1", "sujato, soma")
+    table = result.table
+    assert "Bhikkhu Sujato and Bhikkhu Soma" in table
+    first = table.index("Thig 1.1:1.1")
+    block = table[first:table.index("Thig 1.1:1.2")]
+    assert "Pali: Sukhaṁ supāhi therike," in block and "Sleep softly, little nun" in block \
+        and "Sleep with ease, Elder" in block
+    assert [w.sutta_id for _, w in result.evidence] == ["Thig 1.1"]
+
+
+def test_one_verse_of_a_chapter_file_is_compared_alone(lib):
+    table = _canon(lib).compare_translations("Dhp 1", "suddhaso").table
+    assert "Suddhaso" in table and "Phenomena are preceded by the mind" in table
+    assert "Intention shapes experiences" in table  # the default translation beside it
+    assert "Dhp 2:" not in table and "no translation" not in table
+
+
+def test_a_translator_the_library_does_not_hold_is_said_so(lib):
+    table = _canon(lib).compare_translations("Thig 1.1", "Bodhi").table
+    assert table.startswith("The library holds no translation of Thig 1.1 by Bodhi; it holds Thig 1.1 translated "
+                            "by Bhikkhu Sujato and Bhikkhu Soma.")
+    held_elsewhere = _canon(lib).compare_translations("MN 21", "soma").table
+    assert held_elsewhere.startswith("The library holds no translation of MN 21 by Bhikkhu Soma")
+    assert "The library holds one translation of MN 21" in held_elsewhere
+
+
+def test_translation_questions_and_the_translators_they_name():
+    assert asks_for_translations("How does Bhikkhu Suddhaso translate the first verse of the Dhammapada?")
+    assert asks_for_translations("Compare Sujato's and Soma's translations of Thig 1.1.")
+    assert not asks_for_translations("What does MN 1 say about the root of all things?")
+    assert translators_named("How does Thanissaro translate Dhp 1?") == ([], ["Thanissaro"])
+    assert translators_named("Compare Sujato's and Soma's translations") == (["sujato", "soma"], [])
+    assert ordinal_reference("the first verse of the Dhammapada") == "Dhp 1"
+    assert ordinal_reference("the tenth discourse of the Majjhima Nikāya") == "MN 10"
+    assert ordinal_reference("the first discourse of the Saṁyutta") is None  # numbered by chapter: no guess
+
+
+# ---- Vinaya rules ---------------------------------------------------------------------------------------------
+def test_the_rule_index_is_read_from_the_analyses_structure(lib):
+    rules = {r.sutta_id: r for r in lib.rules.rules}
+    assert set(rules) == {"Bu Pc 10", "Bu Np 18"}  # Bu Pj 2 of the corpus lays down no "Final ruling"
+    assert rules["Bu Pc 10"].offence == "confession" and rules["Bu Pc 10"].topic == "digging the earth"
+    assert rules["Bu Np 18"].offence == "relinquishment and confession"
+    assert rules["Bu Np 18"].offence_pali == "Bhikkhu Nissaggiya Pācittiya"
+
+
+@pytest.mark.parametrize("question, rule", [
+    ("May a monk dig the ground?", "Bu Pc 10"),
+    ("Is a monk allowed to accept gold and silver?", "Bu Np 18"),
+    ("Can monks handle money?", "Bu Np 18"),
+])
+def test_a_rule_is_found_by_its_topic_and_quoted_with_its_class(lib, question, rule):
+    result = _canon(lib).find_rule(question)
+    assert result.table.startswith(f"{rule}, “The training rule on")
+    assert "offense entailing" in result.table and "It reads: “If a monk" in result.table
+    assert "In Pali:" in result.table
+    assert [w.sutta_id for _, w in result.evidence] == [rule]
+    assert f"[{result.evidence[0][1].ref}]" in result.table
+
+
+def test_a_topic_no_rule_speaks_of_is_a_clear_error_not_an_invented_rule(lib):
+    result = _canon(lib).find_rule("May a monk ride an elephant?")
+    assert result.error and "No rule of the Vinaya" in result.error and not result.table
+
+
+def test_stems_meet_between_questions_and_rule_titles():
+    assert stem("digging") == stem("digs") == stem("dig")
+    assert stem("lying") == stem("lies") == stem("lie")
+
+
+# ---- the agent sees the tools -----------------------------------------------------------------------------
+def test_the_agent_lists_the_table_tools(lib):
+    names = [t.metadata.name for t in build_tools(lib, TurnRecorder())]
+    assert names == list(TOOL_NAMES)
+    assert {"find_parallels", "compare_translations", "find_rule"} <= set(names)
+    tool = next(t for t in build_tools(lib, TurnRecorder()) if t.metadata.name == "find_rule")
+    assert "Bu Pc 10" in tool.fn(query="digging the earth")  # a synonym of its argument's name still works
