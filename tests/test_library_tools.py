@@ -11,7 +11,7 @@ from indexing.settings import ScholarSettings
 from tools.function_tools import TOOL_NAMES, CanonTools, build_tools
 from tools.library import Library
 from tools.references import ordinal_reference
-from tools.texts.parallels import scope_of, sc_id
+from tools.texts.parallels import sc_id, scope_of
 from tools.texts.rules import stem
 from tools.texts.side_by_side import asks_for_translations, translators_named
 from tools.turn import TurnRecorder
@@ -207,3 +207,54 @@ def test_the_agent_lists_the_table_tools(lib):
     assert {"find_parallels", "compare_translations", "find_rule"} <= set(names)
     tool = next(t for t in build_tools(lib, TurnRecorder()) if t.metadata.name == "find_rule")
     assert "Bu Pc 10" in tool.fn(query="digging the earth")  # a synonym of its argument's name still works
+
+
+# ---- the chat: planned, answered from the table, no model needed ------------------------------------------------
+def _ask(lib, question: str, tmp_path):
+    from chat.pipeline.scholar import Scholar
+    from chat.providers.scripted import ScriptedLLM
+
+    llm = ScriptedLLM([])  # any model call would fail the turn: a table answer needs none
+    settings = lib.settings.model_copy(update={"memory_db": tmp_path / "memory.sqlite"})
+    return Scholar(settings, lib, llm).ask(question), llm
+
+
+@pytest.mark.parametrize("question, tool, says, cites", [
+    ("What are the parallels of MN 10 in the Chinese Āgamas?", "find_parallels", ["MA 98", "EA 12.1"], "MN 10"),
+    ("Is there a counterpart of SN 56.11 elsewhere in the canon?", "find_parallels", ["Kd 1"], "Kd 1"),
+    ("Compare Sujato's and Soma's translations of Thig 1.1.", "compare_translations",
+     ["Sleep softly, little nun", "Sleep with ease, Elder", "Bhikkhu Soma"], "Thig 1.1"),
+    ("How does Bhikkhu Suddhaso translate the first verse of the Dhammapada?", "compare_translations",
+     ["preceded by the mind", "Suddhaso"], "Dhp 1"),
+    ("How does Thanissaro translate Thig 1.1?", "compare_translations",
+     ["The library holds no translation of Thig 1.1 by Thanissaro"], "Thig 1.1"),
+    ("May a monk dig the ground?", "find_rule", ["Bu Pc 10", "digs the earth", "confession"], "Bu Pc 10"),
+    ("Is a monk allowed to accept gold and silver?", "find_rule",
+     ["Bu Np 18", "relinquishment and confession", "gold or silver"], "Bu Np 18"),
+])
+def test_questions_about_the_library_are_answered_from_its_tables(lib, tmp_path, question, tool, says, cites):
+    answer, llm = _ask(lib, question, tmp_path)
+    assert answer.status == "answered" and llm.calls == 0
+    assert [s.tool for s in answer.trace][:1] == [tool]  # the trace (and so the chat's steps) names the tool
+    for fact in says:
+        assert fact in answer.answer
+    assert cites in {c.sutta_id for c in answer.citations}
+    assert all(f"[{c.ref}]" in answer.answer for c in answer.citations)
+
+
+def test_a_parallels_question_about_a_text_that_does_not_exist_invents_nothing(lib, tmp_path):
+    answer, llm = _ask(lib, "What are the parallels of MN 175?", tmp_path)
+    assert answer.status == "abstained" and llm.calls == 0
+    assert "There is no MN 175" in answer.answer and "MA " not in answer.answer
+
+
+def test_the_plan_puts_the_table_first_and_keeps_the_usual_retrieval_after_it(lib):
+    from chat.pipeline.planner import make_plan
+    from chat.pipeline.tables import TableStep
+    from tools.search.query import analyse_query
+
+    plan = make_plan(analyse_query(lib, "Does MN 10 have a parallel in the Madhyama Āgama?"))
+    assert isinstance(plan.steps[0], TableStep) and plan.steps[0].kwargs == {
+        "sutta_id": "MN 10", "within": "the Madhyama Āgama (MA)"}
+    assert len(plan.steps) == 2  # the lookup of MN 10 follows, for when the table cannot answer
+    assert not isinstance(make_plan(analyse_query(lib, "What does MN 10 say about feelings?")).steps[0], TableStep)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from chat.pipeline.tables import TableStep, table_step
 from indexing.text import fold
 from tools.references import asks_for_parallels, parse_reference, without_book_names
 from tools.search.query import NamedSutta, QueryAnalysis
@@ -108,7 +109,7 @@ class ExpandStep:
         return {"ref": self.ref, "after": self.after, "before": self.before}
 
 
-PlannedStep = LookupStep | SearchStep | ExpandStep
+PlannedStep = LookupStep | SearchStep | ExpandStep | TableStep
 
 
 @dataclass
@@ -205,6 +206,7 @@ def make_plan(
         _ANAPHORA.sub(" ", without_book_names(folded))
     ) > 3
     plan.follow_up = _follow_up_kind(folded, previous, has_subject)
+    plan.steps.extend(_table_steps(analysis, previous))
 
     if plan.follow_up in ("next", "before") and previous is not None:
         after = plan.follow_up == "next"
@@ -238,6 +240,13 @@ def make_plan(
     if not named:
         plan.steps.append(SearchStep(plan.search_query, plan.collection, "I need passages about this question."))
     return plan
+
+
+def _table_steps(analysis: QueryAnalysis, previous: PreviousTurn | None) -> list[TableStep]:
+    """A question about the library itself (parallels, translations, a Vinaya rule) asks one of its tables first
+    (chat/pipeline/tables.py); the usual retrieval stays planned after it for when the table cannot answer."""
+    step = table_step(analysis, previous)
+    return [step] if step is not None else []
 
 
 def _reading_edge(refs: list[str], *, after: bool) -> str:

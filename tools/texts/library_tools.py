@@ -7,6 +7,7 @@ lines it quotes as evidence windows (what the answer cites), and a one-line summ
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from indexing.vocabulary import find_translator
@@ -100,13 +101,11 @@ def translations_table(library, sutta_id: str, translators: str = "") -> Table:
         raise ToolError(f"There is no {sutta_id} in the texts I have.")
     uid = _uid_of(sutta_id)
     shown = {r.seg_id for r in result.rows} if result.segments_shown.startswith("segments ") else set()
+    keep: Callable[[str], bool] | None = None
     if shown:
         keep = shown.__contains__
     elif uid and uid != doc_id:  # one verse or sutta inside a document of several (`dhp1` in `dhp1-20`)
-        def keep(seg_id: str) -> bool:
-            return seg_id.partition(":")[0] == uid
-    else:
-        keep = None
+        keep = lambda seg_id: seg_id.partition(":")[0] == uid  # noqa: E731
     known, unknown = _translators(translators)
     cmp = compare(library.docstore, doc.sutta_id, doc_id, doc.title, known, unknown, keep)
     window = window_over(library, doc_id, cmp.seg_ids) if cmp.seg_ids else None
@@ -120,7 +119,7 @@ def translations_table(library, sutta_id: str, translators: str = "") -> Table:
 
 def rule_table(library, topic: str) -> Table:
     matches = library.rules.find(topic)
-    if not matches:
+    if not matches or not matches[0].confident:
         raise ToolError(f"No rule of the Vinaya's Analyses speaks of {topic!r} in its title or its words.")
     best = matches[0]
     window = window_over(library, best.rule.doc_id, list(best.rule.seg_ids))

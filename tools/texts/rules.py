@@ -37,6 +37,18 @@ _NOISE = frozenset(
     "tell telling me us have has having get gets happen happens if".split())
 
 
+_WHO = re.compile(r"\b(?:monks?|nuns?|bhikkhus?|bhikkhunis?|monastics?|mendicants?|the sangha)\b")
+_RULE_WORDS = re.compile(r"\b(?:allowed|allow|may|permitted|permissible|can|could|forbidden|forbid|prohibited|"
+                         r"rules?|offen[cs]es?|vinaya|against|ok|okay)\b")
+_RULE_NAMED = re.compile(r"\b(?:monastic|vinaya|training|pat[iī]mokkha) rules?\b|\brule (?:on|about|against)\b")
+
+
+def asks_for_rule(question: str) -> bool:
+    """The question asks what the monastic rules say ("May a monk dig the ground?", "the rule on lying")."""
+    folded = fold(question)
+    return bool(_RULE_NAMED.search(folded) or (_WHO.search(folded) and _RULE_WORDS.search(folded)))
+
+
 def stem(word: str) -> str:
     """A light English stem for matching a question's words to a rule's: digs, digging, dug-out -> dig; lies, lying
     -> lie. (The index's BM25 stemmer keeps `digg` and `ly`, which a rule's title and a question rarely share.)"""
@@ -98,6 +110,14 @@ class RuleMatch:
     rule: Rule
     score: float
     matched: list[str]  # the question's words the rule's title or wording holds
+    asked: int = 1  # how many distinctive words the question had
+
+    @property
+    def confident(self) -> bool:
+        """The rule's title names what the question asks about, or its words hold most of the question's: a rule
+        sharing one passing word ("attain", "eat") is no answer to give without a reader's judgement."""
+        in_title = set(self.matched) & set(terms(self.rule.topic))
+        return bool(in_title) or len(self.matched) >= max(2, (self.asked + 1) // 2)
 
 
 class RuleIndex:
@@ -146,7 +166,7 @@ class RuleIndex:
             if not matched:
                 continue
             score *= 1.0 if rule.nuns == nuns else 0.8
-            out.append(RuleMatch(rule, score, matched))
+            out.append(RuleMatch(rule, score, matched, len(asked)))
         out.sort(key=lambda m: (-m.score, m.rule.nuns != nuns, _order(m.rule.doc_id)))
         return out[:limit]
 
@@ -188,7 +208,7 @@ def _rules_of(doc, segments) -> list[Rule]:
         elif _RULE_HEADING.search(text) and len(text) < 120 and not text.lower().startswith("venerables"):
             title = text
         elif fold(text) == "final ruling" and title:
-            body = []
+            body: list[SegmentRecord] = []
             for nxt in segs[i + 1:]:
                 if _is_heading(nxt.seg_id) or len(body) >= _MAX_RULING_SEGMENTS:
                     break
@@ -200,7 +220,7 @@ def _rules_of(doc, segments) -> list[Rule]:
             found = _CLASS_IN_RULING.search(ruling)
             offence = found.group(1).strip().lower() if found else chapter.lower()
             out.append(Rule(doc.doc_id, doc.sutta_id or doc.doc_id, title, offence or "an offense",
-                            book.pali if book is not None else "", tuple(s.seg_id for s in body), ruling,
+                            book.pali if book is not None else "", tuple(s.seg_id or "" for s in body), ruling,
                             " ".join(s.pali.strip() for s in body), _plain(doc.blurb)))
     # a rule amended after its first ruling ("Final ruling" twice): the last ruling is the rule in force
     latest: dict[str, Rule] = {}

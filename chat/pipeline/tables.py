@@ -1,0 +1,75 @@
+"""Questions about the library itself, planned and answered from its tables: a text's parallels (SuttaCentral's
+table), its translations side by side, the Vinaya rule on a topic.
+
+The planner adds one `TableStep` before the usual retrieval when a question is of one of these kinds; the Scholar
+runs it first, and when the table answers (`ToolResult.table`), that answer is the reader's, cited to the lines it
+quotes, without asking the model: its sentences are the table's facts in plain words, which a 1.5B model would
+only risk garbling. When the table cannot answer (no such text, no rule on the topic), the turn goes on as any
+other, with the step's result among the evidence the model reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tools.references import asks_for_parallels, ordinal_reference
+from tools.texts.parallels import scope_of
+from tools.texts.rules import asks_for_rule
+from tools.texts.side_by_side import asks_for_translations, translators_named
+
+if TYPE_CHECKING:
+    from chat.pipeline.answer import Answer
+    from chat.pipeline.planner import PreviousTurn
+    from tools.function_tools import CanonTools, ToolResult
+    from tools.search.query import QueryAnalysis
+
+
+@dataclass
+class TableStep:
+    """One call of a table tool (find_parallels, compare_translations, find_rule)."""
+
+    tool: str
+    args: dict[str, str]
+    thought: str
+    table: bool = field(default=True, init=False)
+
+    @property
+    def kwargs(self) -> dict:
+        return dict(self.args)
+
+    def run(self, canon: CanonTools) -> ToolResult:
+        return getattr(canon, self.tool)(**self.args)
+
+
+def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) -> TableStep | None:
+    """The table a question asks about, or None. The text is the one the question names (by ID, name or place:
+    "the first verse of the Dhammapada"), else, for "does this sutta have parallels?", the previous turn's."""
+    question = analysis.text
+    named = [n for n in (*analysis.named_by("reference"), *analysis.named_by("alias")) if n.error is None]
+    sutta = named[0].sutta_id if named else ordinal_reference(question)
+    if sutta is None and previous is not None:
+        sutta = next(iter(previous.subject_suttas or previous.cited_suttas), None)
+    if sutta and asks_for_translations(question):
+        known, unknown = translators_named(question)
+        return TableStep("compare_translations", {"sutta_id": sutta, "translators": ", ".join([*known, *unknown])},
+                         f"The question compares translations of {sutta}; the library holds them side by side.")
+    if sutta and asks_for_parallels(question):
+        scope = scope_of(question)
+        return TableStep("find_parallels", {"sutta_id": sutta, **({"within": scope.label} if scope else {})},
+                         f"The question asks for parallels of {sutta}; SuttaCentral's table lists them.")
+    if not named and asks_for_rule(question):
+        return TableStep("find_rule", {"topic": question},
+                         "The question asks what the Vinaya's rules say; its rules are indexed by topic.")
+    return None
+
+
+def table_answer(library, result: ToolResult, fields: dict[str, Any]) -> Answer:
+    """The table's answer as the reader's, cited to the lines it quotes."""
+    from chat.pipeline.answer import Answer
+    from chat.pipeline.checks import window_citations
+    from chat.pipeline.followups import fallback_followups
+
+    citations = window_citations(library.docstore, [w for _, w in result.evidence])
+    return Answer(answer=result.table, citations=citations, status="answered", confidence=1.0, error=None,
+                  follow_ups=fallback_followups(result.table, citations), **fields)
