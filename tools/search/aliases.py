@@ -129,6 +129,17 @@ def _words(text: str) -> list[str]:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
+# the words that frame a title without naming anything: "Simile of the Snake" = "The Snake Simile",
+# "Discourse on Love" = "Love Sutta" = "The Love Discourse"
+_FRAME_WORDS = frozenset({"the", "a", "an", "of", "on", "about", "to", "sutta", "suttanta", "suttam", "sutra",
+                          "discourse", "sermon"})
+_FRAME_OPENING = re.compile(r"^(?:the )?(?:discourse|sutta|sermon) (?:on|of|about|to) ")
+
+
+def word_set_key(alias: str) -> str:
+    """A title's naming words in a fixed order, whatever order and framing a reader writes them in: "Simile of the
+    Snake" and "The Snake Simile" -> `simile snake`."""
+    return " ".join(sorted({w for w in _words(alias) if w not in _FRAME_WORDS}))
 
 
 def core_key(alias: str) -> str:
@@ -142,6 +153,7 @@ def core_key(alias: str) -> str:
 class AliasIndex:
     def __init__(self) -> None:
         self.keys: dict[str, list[AliasEntry]] = {}
+        self.word_sets: dict[str, str] = {}  # word_set_key -> the key of the titles with those words
         self.titles: dict[str, str] = {}  # sutta_id -> English title, for display
         self._fuzzy_keys: list[str] = []
 
@@ -188,6 +200,7 @@ class AliasIndex:
         variants = {key}
         if " " in key and source != "title":
             variants.add(key.replace(" ", ""))  # `anatta lakkhana` also as `anattalakkhana`
+        self.word_sets.setdefault(word_set_key(alias), key)
         for k in variants:
             entries = self.keys.setdefault(k, [])
             if not any(e.sutta_id == sutta_id and e.source == source for e in entries):
@@ -229,6 +242,7 @@ class AliasIndex:
         # The whole input is one name (the agent calling resolve_alias("kakacupama")): fuzzy is allowed.
         whole_key = core_key(text)
         if whole_key and len(words) <= MAX_WINDOW:
+            whole_key = whole_key if whole_key in self.keys else self.word_sets.get(word_set_key(text), whole_key)
             if whole_key in self.keys:
                 cands = self._score_entries(whole_key, self.keys[whole_key], 100.0, text.strip())
                 matches.append(AliasMatch(text.strip(), 0, len(words), cands[0].score, cands[:limit]))
@@ -263,6 +277,9 @@ class AliasIndex:
                 if length > 1:
                     candidates_keys.append(key.replace(" ", ""))
                 entries_key = next((k for k in candidates_keys if k in self.keys), None)
+                if entries_key is None and length > 1 and (entries_key := self._reordered(raw)) is not None:
+                    # the same title in other words' order or framing: as specific as the reader's own words
+                    cue = cue or bool(_FRAME_OPENING.match(raw))
                 if entries_key is not None:
                     entries = self.keys[entries_key]
                     # a quoted word is a name when it reads as one ("the discourse called 'Burning'"); a single
@@ -279,6 +296,14 @@ class AliasIndex:
                         found.append(m)
         found.sort(key=lambda m: m.start)
         return found
+
+    def _reordered(self, raw: str) -> str | None:
+        """The key of a title with the same naming words as `raw` in another order ("simile of the snake" ->
+        `snake simile`); None when there is none or `raw` is only framing."""
+        words = word_set_key(raw)
+        if not words or not distinctive(words) or raw.split()[-1] in _FRAME_WORDS - {"sutta", "discourse", "sermon"}:
+            return None
+        return self.word_sets.get(words)
 
     def _fuzzy(self, key: str, raw: str, start: int, end: int) -> AliasMatch | None:
         # The likeness must hold on the distinctive words too: "the first sermon" is one letter-run away from
