@@ -258,3 +258,18 @@ def test_the_plan_puts_the_table_first_and_keeps_the_usual_retrieval_after_it(li
         "sutta_id": "MN 10", "within": "the Madhyama Āgama (MA)"}
     assert len(plan.steps) == 2  # the lookup of MN 10 follows, for when the table cannot answer
     assert not isinstance(make_plan(analyse_query(lib, "What does MN 10 say about feelings?")).steps[0], TableStep)
+
+
+# ---- claims about the tables are checked against the tables -------------------------------------------------
+@pytest.mark.parametrize("sentence, about, holds", [
+    ("MN 10 has parallels in MA 98 and EA 12.1.", (), True),
+    ("The Chinese parallel of this text is MA 98.", ("MN 10",), True),
+    ("MN 10 has a parallel in MA 106.", (), False),  # the table lists no MA 106 for MN 10
+    ("Bu Pc 10 is an offense entailing confession.", (), True),
+    ("Bu Pc 10 is an offense entailing expulsion.", (), False),
+    ("The monks dug the earth at Āḷavī [Bu Pc 10:1.1].", (), None),  # no table claim: the usual checks apply
+])
+def test_a_claim_citing_the_tables_is_checked_against_them(lib, sentence, about, holds):
+    from tools.verification.table_claims import check_table_claim
+
+    assert check_table_claim(lib, sentence, about) is holds
