@@ -273,3 +273,30 @@ def test_a_claim_citing_the_tables_is_checked_against_them(lib, sentence, about,
     from tools.verification.table_claims import check_table_claim
 
     assert check_table_claim(lib, sentence, about) is holds
+
+
+def test_the_answer_checks_judge_table_sentences_by_the_tables(lib):
+    from tools.verification.table_claims import with_table_facts
+    from tools.verification.verifier import Verdict, VerificationReport
+
+    report = VerificationReport([
+        Verdict("MN 10 has parallels in MA 98 and EA 12.1.", "unsupported", "no passage says so"),
+        Verdict("MN 10 has a parallel in MA 106.", "supported"),
+        Verdict("A mendicant meditates observing the body.", "supported"),
+    ])
+    checked = with_table_facts(lib, report, ["MN 10"])
+    assert [v.verdict for v in checked.verdicts] == ["supported", "unsupported", "supported"]
+    assert checked.verdicts[0].reason == "a fact of SuttaCentral's table"
+
+
+def test_a_follow_up_about_parallels_asks_the_table_about_the_text_under_discussion(lib):
+    from chat.pipeline.planner import PreviousTurn
+    from chat.pipeline.resolve import resolve
+    from chat.pipeline.tables import TableStep
+    from tools.search.query import analyse_query
+
+    previous = PreviousTurn("What does MN 10 say about feelings?", "Feelings are observed [MN 10:4.1].",
+                            cited_refs=["MN 10:4.1"], cited_suttas=["MN 10"], subject_suttas=["MN 10"])
+    _, plan = resolve(lib, analyse_query(lib, "Does this sutta have parallels in the Chinese Āgamas?"), [previous])
+    step = plan.steps[0]
+    assert isinstance(step, TableStep) and step.kwargs["sutta_id"] == "MN 10" and step.tool == "find_parallels"

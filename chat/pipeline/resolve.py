@@ -125,7 +125,8 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
     scope = (anchor.subject_suttas or anchor.cited_suttas)[:SCOPE_SUTTAS]
     if asks_elsewhere(analysis.text):
         return Resolution("follow_up", "it asks whether other texts say the same", continues=anchor.question,
-                          follow_up="same", people=anchor.people), parallel_plan(library, analysis, anchor, mode)
+                          follow_up="same", people=anchor.people), with_table_first(
+            parallel_plan(library, analysis, anchor, mode), analysis, anchor)
     continued = make_plan(analysis, mode=mode, previous=anchor)
     if continued.follow_up in ("next", "before", "same"):
         reason = {"next": "it asks what comes after the passage the answer quoted",
@@ -142,7 +143,17 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
                           if why is None else "the earlier answer cited no sutta to read on in"), plan
     resolution = Resolution("follow_up", why, scope=scope, continues=anchor.question, follow_up="scoped",
                             people=anchor.people)
-    return resolution, scoped_plan(library, analysis, anchor, resolution, mode)
+    return resolution, with_table_first(scoped_plan(library, analysis, anchor, resolution, mode), analysis, anchor)
+
+
+def with_table_first(plan: Plan, analysis: QueryAnalysis, anchor: PreviousTurn) -> Plan:
+    """"Does this sutta have parallels in the Chinese Āgamas?": SuttaCentral's table of the text under discussion
+    answers first (chat/pipeline/tables.py), the search for the same words elsewhere after it."""
+    from chat.pipeline.tables import table_step
+
+    if (step := table_step(analysis, anchor)) is not None:
+        plan.steps.insert(0, step)
+    return plan
 
 
 def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resolution: Resolution,

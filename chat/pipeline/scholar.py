@@ -68,6 +68,7 @@ from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult,
 from tools.search.query import analyse_query
 from tools.search.windows import closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
+from tools.verification.table_claims import with_table_facts
 
 log = logging.getLogger(__name__)
 
@@ -418,7 +419,9 @@ class Scholar:
         verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
 
         def verify(text: str):
-            return verifier.verify(text, recorder, strict=True)
+            # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
+            about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
+            return with_table_facts(self.library, verifier.verify(text, recorder, strict=True), about)
         return verify
 
     def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, done: list[tuple[PlannedStep, ToolResult]],

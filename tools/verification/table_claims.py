@@ -58,9 +58,11 @@ def _parallels_claim(library, sentence: str, about) -> bool | None:
 
 def _rule_claim(library, sentence: str) -> bool | None:
     m = _CLASS.search(fold(sentence))
+    if m is None:
+        return None
     refs = [r.sutta_id for r in find_references(sentence)]
     rules = [r for ref in refs if (r := library.rules.by_id(ref)) is not None]
-    if m is None or not rules:
+    if not rules:
         return None
     claimed = m.group(1).strip()
     return any(fold(r.offence) == claimed or fold(r.offence).startswith(claimed) for r in rules)
@@ -68,3 +70,20 @@ def _rule_claim(library, sentence: str) -> bool | None:
 
 def _norm(sutta_id: str) -> str:
     return sutta_id.replace(" ", "").lower()
+
+
+def with_table_facts(library, report, about: list[str] | tuple[str, ...] = ()):
+    """A verification report whose sentences about the tables are judged by the tables: a table fact the passages
+    could not support stands, a claim the table contradicts falls. Other sentences keep their verdicts."""
+    from dataclasses import replace
+
+    verdicts = []
+    for v in report.verdicts:
+        holds = check_table_claim(library, v.sentence, about)
+        if holds is True and v.flagged:
+            v = replace(v, verdict="supported", reason="a fact of SuttaCentral's table", idle_citations=[],
+                        pointer=False, parts=[])
+        elif holds is False and not v.flagged:
+            v = replace(v, verdict="unsupported", reason="SuttaCentral's table says otherwise")
+        verdicts.append(v)
+    return replace(report, verdicts=verdicts)
