@@ -300,3 +300,17 @@ def test_a_follow_up_about_parallels_asks_the_table_about_the_text_under_discuss
     _, plan = resolve(lib, analyse_query(lib, "Does this sutta have parallels in the Chinese Āgamas?"), [previous])
     step = plan.steps[0]
     assert isinstance(step, TableStep) and step.kwargs["sutta_id"] == "MN 10" and step.tool == "find_parallels"
+
+
+def test_a_texts_own_group_in_the_table_decides_which_parallels_are_full(tmp_path):
+    from indexing.sources.parallels import parallels_rows, read_parallels
+    from indexing.stores.docstore import DocStore
+
+    # as SuttaCentral lists MN 1: from MA 106's side (MN 1 partial to it) and from its own (EA 44.6 full)
+    table = tmp_path / "parallels.json"
+    table.write_text('[{"parallels": ["ma106", "~mn1", "~ea44.6"]}, {"parallels": ["mn1", "ea44.6", "~ma106"]}]',
+                     encoding="utf-8")
+    store = DocStore(tmp_path / "docstore.sqlite")
+    store.replace_parallels(parallels_rows(read_parallels(table)))
+    got = {(p.uid, p.partial) for p in store.parallels("mn1")}
+    assert got == {("ea44.6", False), ("ma106", True)}

@@ -101,8 +101,10 @@ class Rule:
 
     def describe(self) -> str:
         """One plain sentence: which rule, its class and its words."""
-        return (f"{self.sutta_id}, “{self.title.rstrip('.')}”, is a rule whose breach is an offense entailing "
-                f"{self.offence} ({self.offence_pali}). It reads: “{self.ruling.strip(' ‘’“”')}” [{self.ref}]")
+        who = "nuns" if self.nuns else "monks"
+        return (f"{self.sutta_id}, “{self.title.rstrip('.')}”, is the Vinaya's rule for {who} on this: breaking it "
+                f"is an offense entailing {self.offence} ({self.offence_pali}). It reads: "
+                f"“{self.ruling.strip(' ‘’“”')}” [{self.ref}]")
 
 
 @dataclass
