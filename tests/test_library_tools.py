@@ -314,3 +314,26 @@ def test_a_texts_own_group_in_the_table_decides_which_parallels_are_full(tmp_pat
     store.replace_parallels(parallels_rows(read_parallels(table)))
     got = {(p.uid, p.partial) for p in store.parallels("mn1")}
     assert got == {("ea44.6", False), ("ma106", True)}
+
+
+def test_a_text_known_only_by_its_suttacentral_id_and_one_the_table_lacks(lib, tmp_path):
+    known = _canon(lib).find_parallels("MA 98").table
+    assert "MN 10 “Mindfulness Meditation”: a full parallel, in this library" in known
+    assert "MA 98 itself is not in this library" in known
+    answer, llm = _ask(lib, "What are the parallels of MA 999?", tmp_path)
+    assert llm.calls == 0 and answer.status == "abstained" and not answer.citations
+    assert answer.answer.startswith("SuttaCentral's table of parallels lists no text MA 999")
+
+
+@pytest.mark.parametrize("question", ["Which Āgama discourse corresponds to MN 10?",
+                                      "Is there an equivalent of MN 10 in Chinese?"])
+def test_other_words_for_parallels_plan_the_table(lib, question):
+    from chat.pipeline.planner import make_plan
+    from tools.search.query import analyse_query
+
+    assert make_plan(analyse_query(lib, question)).steps[0].tool == "find_parallels"
+
+
+def test_a_translators_version_is_a_translation_question():
+    assert asks_for_translations("What is Soma's version of Thig 1.1?")
+    assert not asks_for_translations("What is the version of events in Thig 1.1?")

@@ -406,7 +406,7 @@ def genre_hint(text: str) -> str | None:
 _TRANSLATION_CUE = re.compile(r"\b(?:translat\w*|render\w*|version|words?|by)\b|'s\b")
 _PARALLELS = re.compile(r"\b(?:parallels?|paralleled|(?:same|similar) (?:story|passage|teaching|text)s?|"
                         r"(?:also|too) (?:in|found)|found (?:also|elsewhere)|elsewhere in the canon|other versions?|"
-                        r"counterparts?|where else|(?:chinese|sanskrit|tibetan|gandhari|agamas?)\b)")
+                        r"counterparts?|correspond\w*|equivalents?|where else|(?:chinese|sanskrit|tibetan|gandhari|agamas?)\b)")
 
 
 def translator_named(text: str) -> str | None:

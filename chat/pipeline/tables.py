@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tools.references import asks_for_parallels, ordinal_reference
-from tools.texts.parallels import scope_of
+from tools.texts.parallels import foreign_ids, scope_of
 from tools.texts.rules import asks_for_rule
 from tools.texts.side_by_side import asks_for_translations, translators_named
 
@@ -48,6 +48,8 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
     question = analysis.text
     named = [n for n in (*analysis.named_by("reference"), *analysis.named_by("alias")) if n.error is None]
     sutta = named[0].sutta_id if named else ordinal_reference(question)
+    if sutta is None and asks_for_parallels(question) and (foreign := foreign_ids(question)):
+        sutta = foreign[0]  # "What parallels MA 106?": a text known here by its SuttaCentral ID only
     if sutta is None and previous is not None:
         sutta = next(iter(previous.subject_suttas or previous.cited_suttas), None)
     if sutta and asks_for_translations(question):
@@ -71,5 +73,6 @@ def table_answer(library, result: ToolResult, fields: dict[str, Any]) -> Answer:
     from chat.pipeline.followups import fallback_followups
 
     citations = window_citations(library.docstore, [w for _, w in result.evidence])
-    return Answer(answer=result.table, citations=citations, status="answered", confidence=1.0, error=None,
-                  follow_ups=fallback_followups(result.table, citations), **fields)
+    # a table with nothing to show ("the table lists no text MA 999") declines: it states no fact of a text
+    return Answer(answer=result.table, citations=citations, status="answered" if citations else "abstained",
+                  confidence=1.0, error=None, follow_ups=fallback_followups(result.table, citations), **fields)

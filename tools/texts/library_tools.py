@@ -38,12 +38,14 @@ def _quote(w: EvidenceWindow) -> str:
 
 def parallels_table(library, sutta_id: str, within: str = "") -> Table:
     from tools.texts.lookup import lookup
-    from tools.texts.parallels import parallels_report, scope_of
+    from tools.texts.parallels import foreign_uid, parallels_report, scope_of
 
+    scope = scope_of(within) if within.strip() else None
+    if (uid := foreign_uid(sutta_id)) is not None:
+        return _foreign_parallels(library, sutta_id.strip(), uid, scope)
     result = lookup(library, sutta_id)
     doc_id = result.doc_ids[0]
     ref_uid = _uid_of(sutta_id) or doc_id.partition("@")[0]
-    scope = scope_of(within) if within.strip() else None
     report = parallels_report(result.sutta_id, ref_uid, result.title, result.parallels, scope)
     windows = [w for w in [opening(library.evidence, doc_id)] if w is not None]
     held = [p for p in result.parallels if p.in_library and p.kind == "parallels"
@@ -62,6 +64,28 @@ def parallels_table(library, sutta_id: str, within: str = "") -> Table:
             lines.extend(_quote(w) for w in windows)
     n = sum(1 for p in result.parallels if p.kind == "parallels")
     return Table("\n".join(lines), windows, f"{result.sutta_id}: {n} parallels, {len(held)} in the library")
+
+
+def _foreign_parallels(library, sutta_id: str, uid: str, scope) -> Table:
+    """The parallels of a text this library knows only by its ID (`MA 106`): the table's entry for it, with the
+    Pali texts the library holds quoted; an ID the table does not list is said so, never guessed at."""
+    from tools.texts.lookup import parallels_of
+    from tools.texts.parallels import parallels_report
+
+    parallels = parallels_of(library, uid)
+    if not parallels:
+        return Table(f"SuttaCentral's table of parallels lists no text {sutta_id}, and this library does not hold it "
+                     "(it holds the Pali canon only).", [], f"{sutta_id}: not in the table")
+    report = parallels_report(sutta_id, uid, "", parallels, scope)
+    report += f"\n{sutta_id} itself is not in this library, which holds the Pali canon only."
+    windows = []
+    for p in [p for p in parallels if p.in_library and p.kind == "parallels"][:MAX_HELD_SHOWN]:
+        docs = library.catalog.docs_for_uid(p.uid)
+        if docs and (w := opening(library.evidence, docs[0])) is not None:
+            windows.append(w)
+    if windows:
+        report += "\n\nThe openings of its parallels in this library:\n" + "\n".join(_quote(w) for w in windows)
+    return Table(report, windows, f"{sutta_id}: {len(parallels)} related texts")
 
 
 def _uid_of(sutta_id: str) -> str:

@@ -39,7 +39,20 @@ _LANGUAGE_WORDS: tuple[tuple[str, str], ...] = (
     (r"gandhari", "Gāndhārī"),
     (r"pali|elsewhere in the (?:canon|suttas)|this library|our library", "Pali"),
 )
+# IDs of texts outside this library as SuttaCentral writes them: MA 106, EA 44.6, SA 197, T 94, SF 270
+FOREIGN_ID = re.compile(r"\b(MA|SA|DA|EA|T|SF|SHT|UV|D|UP)\s?(\d+(?:\.\d+)*)\b")
 _PREFIX = re.compile(r"^([a-z]+(?:-[a-z]+)*?)-?(\d.*)?$")
+
+
+def foreign_ids(text: str) -> list[str]:
+    """The IDs of texts outside this library a text names, as SuttaCentral writes them (`MA 106`)."""
+    return list(dict.fromkeys(f"{a} {n}" for a, n in FOREIGN_ID.findall(text)))
+
+
+def foreign_uid(sutta_id: str) -> str | None:
+    """`MA 106` -> `ma106`; None for anything that is not such an ID."""
+    m = FOREIGN_ID.fullmatch(sutta_id.strip())
+    return f"{m.group(1).lower()}{m.group(2)}" if m else None
 
 
 def prefix_of(uid: str) -> str:

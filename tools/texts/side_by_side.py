@@ -18,6 +18,7 @@ MAX_SEGMENTS = 8
 _ASKS = re.compile(r"\b(?:translat\w*|render\w*|rendition)\b")
 _COMPARE = re.compile(r"\b(?:compare\w*|comparison|differ\w*|difference|side by side|both|two|versions?|each|"
                       r"how does|how do|how did)\b")
+_WORDING = re.compile(r"\b(?:versions?|wording|word(?:s|ed)? it|english|renders?|rendering)\b")
 # where a question names a translator: "Bhikkhu Bodhi's translation", "translated by Thanissaro", "how does X
 # translate"; the name is the capitalised word these leave
 _NAMED = (
@@ -36,9 +37,11 @@ _NOT_NAMES = frozenset({"bhikkhu", "bhante", "ajahn", "venerable", "the", "engli
 def asks_for_translations(question: str) -> bool:
     """The question asks how a text is translated, or to compare its translations."""
     folded = fold(question)
+    known, unknown = translators_named(question)
     if not _ASKS.search(folded):
-        return False
-    return bool(_COMPARE.search(folded)) or bool(translators_named(question)[0]) or bool(translators_named(question)[1])
+        # "Soma's version of Thig 1.1", "how do Sujato and Soma word it": a translator named beside such a word
+        return bool(known) and bool(_WORDING.search(folded))
+    return bool(_COMPARE.search(folded) or known or unknown)
 
 
 def translators_named(question: str) -> tuple[list[str], list[str]]:

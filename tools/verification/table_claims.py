@@ -16,8 +16,6 @@ import re
 from indexing.text import fold
 from tools.references import asks_for_parallels, find_references
 
-# IDs of texts outside this library as SuttaCentral writes them: MA 106, EA 44.6, SA 197, T 94, SF 123
-_FOREIGN_ID = re.compile(r"\b(MA|SA|DA|EA|T|SF|SHT|UV|D|UP)\s?(\d+(?:\.\d+)*)\b")
 _CLASS = re.compile(r"offen[cs]e (?:entailing|of) ([a-z ]+?)(?=[.,;:)]|$| \[| for | under )")
 
 
@@ -32,9 +30,9 @@ def check_table_claim(library, sentence: str, about: list[str] | tuple[str, ...]
 
 def _parallels_claim(library, sentence: str, about) -> bool | None:
     from tools.texts.lookup import lookup
-    from tools.texts.parallels import sc_id
+    from tools.texts.parallels import foreign_ids, sc_id
 
-    foreign = [f"{a} {n}" for a, n in _FOREIGN_ID.findall(sentence)]
+    foreign = foreign_ids(sentence)
     held = [r.sutta_id for r in find_references(sentence)]
     if not asks_for_parallels(sentence) and not foreign:
         return None
