@@ -337,3 +337,11 @@ def test_other_words_for_parallels_plan_the_table(lib, question):
 def test_a_translators_version_is_a_translation_question():
     assert asks_for_translations("What is Soma's version of Thig 1.1?")
     assert not asks_for_translations("What is the version of events in Thig 1.1?")
+
+
+def test_a_title_two_books_share_is_read_as_the_one_in_the_book_the_question_names():
+    from chat.pipeline.tables import _pinned_text
+
+    docs = ["kp9", "snp1.8"]
+    assert _pinned_text(docs, "Where else is the Discourse on Love found, besides the Sutta Nipāta?") == "Snp 1.8"
+    assert _pinned_text(docs, "Where else is the Discourse on Love found?") == "Kp 9"

@@ -48,6 +48,8 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
     question = analysis.text
     named = [n for n in (*analysis.named_by("reference"), *analysis.named_by("alias")) if n.error is None]
     sutta = named[0].sutta_id if named else ordinal_reference(question)
+    if sutta is None and analysis.pinned_docs:
+        sutta = _pinned_text(analysis.pinned_docs, question)
     if sutta is None and asks_for_parallels(question) and (foreign := foreign_ids(question)):
         sutta = foreign[0]  # "What parallels MA 106?": a text known here by its SuttaCentral ID only
     if sutta is None and previous is not None:
@@ -64,6 +66,20 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
         return TableStep("find_rule", {"topic": question},
                          "The question asks what the Vinaya's rules say; its rules are indexed by topic.")
     return None
+
+
+def _pinned_text(doc_ids: list[str], question: str) -> str | None:
+    """A title several texts share ("The Discourse on Love": Snp 1.8 and Kp 9) names no one text, but a question
+    that also names the book ("besides the Sutta Nipāta") is about the one in that book; else the first."""
+    from indexing.text import fold
+    from indexing.vocabulary import BOOKS, parse_uid
+
+    folded = fold(question)
+    texts = [(p.sutta_id, BOOKS.get(p.book)) for d in doc_ids if (p := parse_uid(d.partition("@")[0])) is not None]
+    for sutta_id, book in texts:
+        if book is not None and any(name in folded for name in (*book.names, fold(book.pali))):
+            return sutta_id
+    return texts[0][0] if texts else None
 
 
 def table_answer(library, result: ToolResult, fields: dict[str, Any]) -> Answer:

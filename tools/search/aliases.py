@@ -267,8 +267,8 @@ class AliasIndex:
                 cue = j < n and words[j] in _CUE_AFTER
                 raw = " ".join(window)
                 key = _SUTTA_SUFFIX.sub("", raw).strip()
-                if key != raw:
-                    cue = True  # `kakacupamasutta` / `... sutta` inside the window itself
+                if key != raw or _FRAME_OPENING.match(raw):
+                    cue = True  # `kakacupamasutta` / `... sutta` / `discourse on ...` inside the window itself
                 if key.startswith("the "):
                     key = key[4:]
                 if not key:
@@ -277,9 +277,9 @@ class AliasIndex:
                 if length > 1:
                     candidates_keys.append(key.replace(" ", ""))
                 entries_key = next((k for k in candidates_keys if k in self.keys), None)
-                if entries_key is None and length > 1 and (entries_key := self._reordered(raw)) is not None:
+                if entries_key is None and length > 1:
                     # the same title in other words' order or framing: as specific as the reader's own words
-                    cue = cue or bool(_FRAME_OPENING.match(raw))
+                    entries_key = self._reordered(raw)
                 if entries_key is not None:
                     entries = self.keys[entries_key]
                     # a quoted word is a name when it reads as one ("the discourse called 'Burning'"); a single

@@ -33,7 +33,8 @@ def window_over(library, doc_id: str, seg_ids: list[str]) -> EvidenceWindow | No
 
 
 def _quote(w: EvidenceWindow) -> str:
-    return f"> “{w.text}” [{w.ref}]"
+    # one line, so a verse's line breaks cannot end the block quote mid-verse
+    return f"> “{' / '.join(line.strip() for line in w.text.splitlines() if line.strip())}” [{w.ref}]"
 
 
 def parallels_table(library, sutta_id: str, within: str = "") -> Table:
