@@ -164,7 +164,8 @@ def test_translation_questions_and_the_translators_they_name():
     assert translators_named("Compare Sujato's and Soma's translations") == (["sujato", "soma"], [])
     assert ordinal_reference("the first verse of the Dhammapada") == "Dhp 1"
     assert ordinal_reference("the tenth discourse of the Majjhima Nikāya") == "MN 10"
-    assert ordinal_reference("the first discourse of the Saṁyutta") is None  # numbered by chapter: no guess
+    assert ordinal_reference("the first verse of the Therīgāthā") == "Thig 1.1"
+    assert ordinal_reference("the second discourse of the Saṁyutta") is None  # numbered by chapter: no guess
 
 
 # ---- Vinaya rules ---------------------------------------------------------------------------------------------

@@ -162,6 +162,7 @@ class Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
         _ = self.catalog, self.aliases, self.chunk_homes, self.cards, self.bridges, self.names, self.translations
+        _ = self.rules
         if self.dense_ready:
             self.matrix()
         return self

@@ -441,15 +441,17 @@ _ORDINAL = re.compile(
 
 def ordinal_reference(text: str) -> str | None:
     """A text named by its place in a book that numbers its texts plainly: "the first verse of the Dhammapada" ->
-    `Dhp 1`, "the tenth discourse of the Majjhima" -> `MN 10`. None for books numbered by chapter (SN, AN)."""
+    `Dhp 1`, "the tenth discourse of the Majjhima" -> `MN 10`. In a book numbered by chapter (SN, AN, Thig) only the
+    first text has a place that is also its number (`Thig 1.1`); any other is None rather than a guess."""
     m = _ORDINAL.search(fold(text))
     if m is None:
         return None
     word, rest = m.group(1), m.group(2)
     n = _ORDINALS.index(word) + 1 if word in _ORDINALS else int(re.match(r"\d+", word).group())  # type: ignore[union-attr]
     for book in BOOKS.values():
-        if book.numbering != "number":
+        if not any(rest.startswith(name) for name in (*book.names, fold(book.pali), fold(book.english))):
             continue
-        if any(rest.startswith(name) for name in (*book.names, fold(book.pali), fold(book.english))):
+        if book.numbering == "number":
             return f"{book.display} {n}"
+        return f"{book.display} 1.1" if n == 1 and book.numbering in ("group", "optional-group") else None
     return None
