@@ -346,3 +346,17 @@ def test_a_title_two_books_share_is_read_as_the_one_in_the_book_the_question_nam
     docs = ["kp9", "snp1.8"]
     assert _pinned_text(docs, "Where else is the Discourse on Love found, besides the Sutta Nipāta?") == "Snp 1.8"
     assert _pinned_text(docs, "Where else is the Discourse on Love found?") == "Kp 9"
+
+
+def test_a_rule_is_found_by_the_pali_word_a_reader_uses(lib):
+    assert lib.rules.find("Is pathaviṁ digging allowed for monks?")[0].rule.sutta_id == "Bu Pc 10"
+    assert lib.rules.find("the rule on jātarūparajataṁ")[0].rule.sutta_id == "Bu Np 18"
+
+
+def test_the_same_teaching_in_a_collection_is_searched_for_not_read_from_the_table(lib):
+    from chat.pipeline.planner import make_plan
+    from chat.pipeline.tables import TableStep
+    from tools.search.query import analyse_query
+
+    plan = make_plan(analyse_query(lib, "Is the teaching of MN 10 also found in the Long Discourses?"))
+    assert not any(isinstance(step, TableStep) for step in plan.steps)

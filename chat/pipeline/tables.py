@@ -10,10 +10,12 @@ other, with the step's result among the evidence the model reads.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tools.references import asks_for_parallels, ordinal_reference
+from indexing.text import fold
+from tools.references import ordinal_reference
 from tools.texts.parallels import foreign_ids, scope_of
 from tools.texts.rules import asks_for_rule
 from tools.texts.side_by_side import asks_for_translations, translators_named
@@ -23,6 +25,16 @@ if TYPE_CHECKING:
     from chat.pipeline.planner import PreviousTurn
     from tools.function_tools import CanonTools, ToolResult
     from tools.search.query import QueryAnalysis
+
+
+# a question for SuttaCentral's table itself: its parallels, counterparts, other traditions' versions. "Does the
+# Long Discourses have the same teaching?" is not one: the passage is found by searching that collection.
+_TABLE_OF_PARALLELS = re.compile(r"\b(?:parallels?|paralleled|counterparts?|correspond\w*|equivalents?|"
+                                 r"other versions?|where else|chinese|sanskrit|tibetan|gandhari|agamas?)\b")
+
+
+def asks_for_table_of_parallels(question: str) -> bool:
+    return bool(_TABLE_OF_PARALLELS.search(fold(question)))
 
 
 @dataclass
@@ -50,7 +62,7 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
     sutta = named[0].sutta_id if named else ordinal_reference(question)
     if sutta is None and analysis.pinned_docs:
         sutta = _pinned_text(analysis.pinned_docs, question)
-    if sutta is None and asks_for_parallels(question) and (foreign := foreign_ids(question)):
+    if sutta is None and asks_for_table_of_parallels(question) and (foreign := foreign_ids(question)):
         sutta = foreign[0]  # "What parallels MA 106?": a text known here by its SuttaCentral ID only
     if sutta is None and previous is not None:
         sutta = next(iter(previous.subject_suttas or previous.cited_suttas), None)
@@ -58,7 +70,7 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
         known, unknown = translators_named(question)
         return TableStep("compare_translations", {"sutta_id": sutta, "translators": ", ".join([*known, *unknown])},
                          f"The question compares translations of {sutta}; the library holds them side by side.")
-    if sutta and asks_for_parallels(question):
+    if sutta and asks_for_table_of_parallels(question):
         scope = scope_of(question)
         return TableStep("find_parallels", {"sutta_id": sutta, **({"within": scope.label} if scope else {})},
                          f"The question asks for parallels of {sutta}; SuttaCentral's table lists them.")

@@ -128,7 +128,8 @@ class RuleIndex:
     def __init__(self, rules: list[Rule]):
         self.rules = rules
         self._title = [set(terms(r.topic)) for r in rules]
-        self._body = [set(terms(f"{r.ruling} {r.summary}")) for r in rules]
+        # the Pali too: a reader may name the thing as the rule does ("jātarūparajata", "pathavī")
+        self._body = [set(terms(f"{r.ruling} {r.summary} {r.ruling_pali}")) for r in rules]
         df = Counter(t for title, body in zip(self._title, self._body) for t in title | body)
         n = max(len(rules), 1)
         self._idf = {t: math.log(1 + n / c) for t, c in df.items()}
