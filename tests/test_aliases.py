@@ -133,3 +133,11 @@ def test_a_title_in_any_word_order_or_framing_resolves(lib, name):
 
 def test_reordered_words_that_are_not_a_title_resolve_to_nothing(lib):
     assert not lib.aliases.resolve("What does the saw cut in the simile?").candidates
+
+
+def test_a_framed_title_covers_the_name_to_its_end_only(lib):
+    found = [c.sutta_id for c in lib.aliases.resolve("What is taught in the Discourse on Burning?").candidates]
+    assert found[:1] == ["SN 35.28"]
+    # the name goes on past "Burning": the frame names "Burning Rāhula", which no title is
+    longer = lib.aliases.resolve("What is taught in the Discourse on Burning Rāhula?").candidates
+    assert "SN 35.28" not in [c.sutta_id for c in longer]

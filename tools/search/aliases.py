@@ -258,6 +258,14 @@ class AliasIndex:
         found: list[AliasMatch] = []
         quoted = _quoted_phrases(text)
         n = len(words)
+        # whether the word after a window is capitalised, so a title's name goes on past it ("the Discourse about
+        # the Deity Suvīra" is not "the Discourse about the Deity"); unknown (no cue) if the words do not line up
+        written = re.findall(r"[^\W_]+", text)
+        capitals = [w[:1].isupper() for w in written] if len(written) == n else [True] * n
+
+        def name_goes_on(j: int) -> bool:
+            return j < n and capitals[j]
+
         for length in range(min(MAX_WINDOW, n), 0, -1):
             for i in range(0, n - length + 1):
                 j = i + length
@@ -267,8 +275,10 @@ class AliasIndex:
                 cue = j < n and words[j] in _CUE_AFTER
                 raw = " ".join(window)
                 key = _SUTTA_SUFFIX.sub("", raw).strip()
-                if key != raw or _FRAME_OPENING.match(raw):
-                    cue = True  # `kakacupamasutta` / `... sutta` / `discourse on ...` inside the window itself
+                if key != raw:
+                    cue = True  # `kakacupamasutta` / `... sutta` inside the window itself
+                if _FRAME_OPENING.match(raw) and not name_goes_on(j):
+                    cue = True  # "the Discourse on Love": the frame names what follows it, up to the name's end
                 if key.startswith("the "):
                     key = key[4:]
                 if not key:
