@@ -360,3 +360,17 @@ def test_the_same_teaching_in_a_collection_is_searched_for_not_read_from_the_tab
 
     plan = make_plan(analyse_query(lib, "Is the teaching of MN 10 also found in the Long Discourses?"))
     assert not any(isinstance(step, TableStep) for step in plan.steps)
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("May a monk dig the ground?", True),
+    ("What is the monastic rule on telling lies?", True),
+    ("Why did the Buddha forbid monks to dig the soil?", False),  # the origin story answers it
+    ("Which Vinaya rule began with Dhaniya taking the king's timber?", False),
+    ("Who saw the monks playing in the water, which led to the rule against it?", False),
+    ("What does the Buddha say about anger?", False),
+])
+def test_a_question_about_what_a_rule_says_not_how_it_came_about(question, asks):
+    from tools.texts.rules import asks_for_rule
+
+    assert asks_for_rule(question) is asks

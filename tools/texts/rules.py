@@ -43,9 +43,18 @@ _RULE_WORDS = re.compile(r"\b(?:allowed|allow|may|permitted|permissible|can|coul
 _RULE_NAMED = re.compile(r"\b(?:monastic|vinaya|training|pat[iī]mokkha) rules?\b|\brule (?:on|about|against)\b")
 
 
+# a question about a rule's story (who, why, what happened, where it began) is answered from the origin story's
+# passages, not from the rule's words
+_STORY = re.compile(r"\b(?:who|whom|whose|why|when|where|happened|happen|story|stories|began|begin|origin|"
+                    r"led to|leading to|lead to|caused?|prompted|occasion\w*|chapter)\b")
+
+
 def asks_for_rule(question: str) -> bool:
-    """The question asks what the monastic rules say ("May a monk dig the ground?", "the rule on lying")."""
+    """The question asks what the monastic rules say ("May a monk dig the ground?", "the rule on lying"), not how
+    a rule came to be laid down ("Who saw the monks playing in the water, which led to the rule?")."""
     folded = fold(question)
+    if _STORY.search(folded):
+        return False
     return bool(_RULE_NAMED.search(folded) or (_WHO.search(folded) and _RULE_WORDS.search(folded)))
 
 
