@@ -241,6 +241,7 @@ def test_questions_about_the_library_are_answered_from_its_tables(lib, tmp_path,
         assert fact in answer.answer
     assert cites in {c.sutta_id for c in answer.citations}
     assert all(f"[{c.ref}]" in answer.answer for c in answer.citations)
+    assert answer.follow_ups and all(q.endswith("?") for q in answer.follow_ups)
 
 
 def test_a_parallels_question_about_a_text_that_does_not_exist_invents_nothing(lib, tmp_path):

@@ -395,7 +395,7 @@ class Scholar:
         result = next((r for _, r in done if r.table), None)
         if result is None:
             return None
-        answer = table_answer(self.library, result, _answer_fields(turn, recorder, plan, timed=True))
+        answer = table_answer(self.library, turn.question, result, _answer_fields(turn, recorder, plan, timed=True))
         answer.resolution = Resolved(**turn.resolution.to_dict())
         turn.explained = answer.answer
         return answer

@@ -94,7 +94,7 @@ def _pinned_text(doc_ids: list[str], question: str) -> str | None:
     return texts[0][0] if texts else None
 
 
-def table_answer(library, result: ToolResult, fields: dict[str, Any]) -> Answer:
+def table_answer(library, question: str, result: ToolResult, fields: dict[str, Any]) -> Answer:
     """The table's answer as the reader's, cited to the lines it quotes."""
     from chat.pipeline.answer import Answer
     from chat.pipeline.checks import window_citations
@@ -103,4 +103,4 @@ def table_answer(library, result: ToolResult, fields: dict[str, Any]) -> Answer:
     citations = window_citations(library.docstore, [w for _, w in result.evidence])
     # a table with nothing to show ("the table lists no text MA 999") declines: it states no fact of a text
     return Answer(answer=result.table, citations=citations, status="answered" if citations else "abstained",
-                  confidence=1.0, error=None, follow_ups=fallback_followups(result.table, citations), **fields)
+                  confidence=1.0, error=None, follow_ups=fallback_followups(question, citations), **fields)
