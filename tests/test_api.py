@@ -19,8 +19,8 @@ from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
 
-from conftest import FakeEmbedding
 from corpus import write_mini_corpus
+from fakes import FakeEmbedding
 from scholar_helpers import FakeScholar
 
 

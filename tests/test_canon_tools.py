@@ -15,8 +15,8 @@ from tools.search.retriever import search
 from tools.texts.lookup import lookup
 from tools.turn import TurnRecorder
 
-from conftest import FakeEmbedding
 from corpus import write_canon_corpus
+from fakes import FakeEmbedding
 
 
 @pytest.fixture(scope="module")

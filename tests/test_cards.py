@@ -9,8 +9,8 @@ from indexing.pipeline import Indexes, ingest
 from indexing.settings import ScholarSettings
 from tools.search.retriever import search
 
-from conftest import FakeEmbedding
 from corpus import write_names_corpus
+from fakes import FakeEmbedding
 from helpers_tools import names_index, open_names_library
 
 

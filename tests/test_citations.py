@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tools.language.sentences import split_sentences
 from tools.references import find_citations, parse_ref, strip_citations
-from tools.verification.citations import split_sentences
 
 
 def test_parse_forms():

@@ -1,6 +1,7 @@
 """Claim words meet the translation's words: older renderings map onto Sujato's vocabulary, both sides stemmed."""
 
-from tools.verification.evidence import claim_tokens, words
+from tools.language.words import words
+from tools.verification.evidence import claim_tokens
 
 
 def test_older_renderings_map_to_the_translations_words():

@@ -9,7 +9,7 @@ from tools.verification.evidence import EvidenceIndex
 from tools.verification.judge import LikelihoodJudge
 from tools.verification.verifier import ClaimVerifier
 
-from conftest import passages_of
+from fakes import passages_of
 
 
 class WordScorer:

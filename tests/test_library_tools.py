@@ -16,7 +16,7 @@ from tools.texts.rules import stem
 from tools.texts.side_by_side import asks_for_translations, translators_named
 from tools.turn import TurnRecorder
 
-from conftest import FakeEmbedding
+from fakes import FakeEmbedding
 from corpus import _dump, write_canon_corpus
 
 _VB = "translation/en/brahmali/vinaya/pli-tv-bu-vb"
@@ -251,8 +251,8 @@ def test_a_parallels_question_about_a_text_that_does_not_exist_invents_nothing(l
 
 
 def test_the_plan_puts_the_table_first_and_keeps_the_usual_retrieval_after_it(lib):
-    from chat.pipeline.planner import make_plan
-    from chat.pipeline.tables import TableStep
+    from chat.pipeline.conversation import make_plan
+    from chat.pipeline.plan import TableStep
     from tools.search.query import analyse_query
 
     plan = make_plan(analyse_query(lib, "Does MN 10 have a parallel in the Madhyama Āgama?"))
@@ -292,9 +292,8 @@ def test_the_answer_checks_judge_table_sentences_by_the_tables(lib):
 
 
 def test_a_follow_up_about_parallels_asks_the_table_about_the_text_under_discussion(lib):
-    from chat.pipeline.planner import PreviousTurn
-    from chat.pipeline.resolve import resolve
-    from chat.pipeline.tables import TableStep
+    from chat.pipeline.conversation import resolve
+    from chat.pipeline.plan import PreviousTurn, TableStep
     from tools.search.query import analyse_query
 
     previous = PreviousTurn("What does MN 10 say about feelings?", "Feelings are observed [MN 10:4.1].",
@@ -330,7 +329,7 @@ def test_a_text_known_only_by_its_suttacentral_id_and_one_the_table_lacks(lib, t
 @pytest.mark.parametrize("question", ["Which Āgama discourse corresponds to MN 10?",
                                       "Is there an equivalent of MN 10 in Chinese?"])
 def test_other_words_for_parallels_plan_the_table(lib, question):
-    from chat.pipeline.planner import make_plan
+    from chat.pipeline.conversation import make_plan
     from tools.search.query import analyse_query
 
     assert make_plan(analyse_query(lib, question)).steps[0].tool == "find_parallels"
@@ -355,8 +354,8 @@ def test_a_rule_is_found_by_the_pali_word_a_reader_uses(lib):
 
 
 def test_the_same_teaching_in_a_collection_is_searched_for_not_read_from_the_table(lib):
-    from chat.pipeline.planner import make_plan
-    from chat.pipeline.tables import TableStep
+    from chat.pipeline.conversation import make_plan
+    from chat.pipeline.plan import TableStep
     from tools.search.query import analyse_query
 
     plan = make_plan(analyse_query(lib, "Is the teaching of MN 10 also found in the Long Discourses?"))

@@ -15,7 +15,7 @@ from indexing.settings import ScholarSettings
 from tools.library import Library
 from tools.passages import Passage
 
-from conftest import FakeEmbedding
+from fakes import FakeEmbedding
 
 NOTES = """# Retreat notes
 

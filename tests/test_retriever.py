@@ -6,8 +6,8 @@ from tools.passages import Passage
 from tools.search.query import analyse_query
 from tools.search.retriever import dedup, mmr, rrf, search
 
-from conftest import FakeEmbedding
 from corpus import STOCK
+from fakes import FakeEmbedding
 from helpers_tools import open_library, tools_index
 
 

@@ -7,7 +7,7 @@ from tools.turn import TurnRecorder
 from tools.verification.evidence import EvidenceIndex
 from tools.verification.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
 
-from conftest import passages_of
+from fakes import passages_of
 
 
 def _one(stores, sentence: str, retrieved=("mn201", "mn202")):

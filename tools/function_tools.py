@@ -45,12 +45,6 @@ class ToolBudget:
     texts: int = 4  # retrieved texts whose lines compete for those items
 
 
-def render_passage(p: Passage, limit: int) -> str:
-    # the twins' references let the model answer "which suttas have this?" without a second search
-    also = f" (also at {', '.join(f'[{t.ref}]' for t in p.twins[:3])})" if p.twins else ""
-    return f"[{p.ref}] {p.title}: {clip(p.text, limit)}{also}"
-
-
 @dataclass
 class ToolResult:
     """One tool call: the text the model reads, the passages it showed, the numbered evidence in that text, and the
@@ -74,12 +68,6 @@ def render_evidence(numbered: list[tuple[int, EvidenceWindow]]) -> str:
 def _with_twins(windows: list[EvidenceWindow], passages: list[Passage]) -> list[EvidenceWindow]:
     twins = {p.doc_id: tuple(t.ref for t in p.twins[:3]) for p in passages if p.twins}
     return [replace(w, also=twins[w.doc_id]) if w.doc_id in twins else w for w in windows]
-
-
-def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:
-    if not passages:
-        return empty
-    return "\n".join(render_passage(p, limit) for p in passages)
 
 
 class CanonTools:
@@ -241,23 +229,6 @@ class CanonTools:
         if translator:
             inputs["translator"] = translator
         return self._run("lookup_sutta", inputs, body)
-
-    def _best_in(self, doc_ids: list[str], query: str) -> list[Passage]:
-        """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
-        from tools.search.retriever import search
-
-        suttas = [doc_id for doc_id in doc_ids if (doc := self.library.docstore.document(doc_id)) and doc.sutta_id]
-        if not suttas:
-            return []
-        # The retriever puts the pinned documents' best matches first and gives each a share of k, so k is sized
-        # for every one of them to get its full share.
-        k = 2 * len(suttas) * self.budget.lookup_passages
-        result = search(self.library, query, k=k, pinned_docs=suttas)
-        self.recorder.search_types_used.update(result.search_types_used)
-        wanted = set(doc_ids)
-        # a stock passage of this sutta may have been kept under a parallel sutta's name: take it back
-        found = [q for p in result.passages for q in [p, *p.twins] if q.doc_id in wanted]
-        return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
 
     def search_passages(self, query: str, collection: str = "", k: int = 0, *, windows: int = 0,
                         prefer: Sequence[str] = ()) -> ToolResult:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexing.text import fold
 from indexing.vocabulary import (
     BASKET_HINTS,
     BOOKS,
@@ -50,6 +49,7 @@ from indexing.vocabulary import (
     find_translator,
     sutta_id_to_uid,
 )
+from tools.language.words import fold
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).

@@ -83,7 +83,7 @@ class TraceStep(BaseModel):
 
 
 class Resolved(BaseModel):
-    """How the question was read against the conversation (chat/pipeline/resolve.py)."""
+    """How the question was read against the conversation (chat/pipeline/conversation.py)."""
 
     kind: Literal["first", "new", "follow_up"]
     reason: str = ""

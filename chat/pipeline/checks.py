@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict, renderings
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid, unit_id
+from tools.language.sentences import final_stop, split_sentences
 from tools.passages import Passage, clip
 from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
 from tools.search.windows import EvidenceWindow
 from tools.turn import TurnRecorder
-from tools.verification.citations import split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def _append_ref(text: str, sentence_text: str, ref: str) -> str:
         return text
     end = at + len(sentence_text)
     body = sentence_text.rstrip()
-    m = re.search(r"[.!?…]+[”’\"')]*$", body)
+    m = final_stop(body)
     if m:
         new = f"{body[:m.start()]} [{ref}]{body[m.start():]}"
     else:

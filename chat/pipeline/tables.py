@@ -11,9 +11,9 @@ other, with the step's result among the evidence the model reads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from chat.pipeline.plan import TableStep
 from indexing.text import fold
 from tools.references import ordinal_reference
 from tools.texts.parallels import foreign_ids, scope_of
@@ -22,8 +22,8 @@ from tools.texts.side_by_side import asks_for_translations, translators_named
 
 if TYPE_CHECKING:
     from chat.pipeline.answer import Answer
-    from chat.pipeline.planner import PreviousTurn
-    from tools.function_tools import CanonTools, ToolResult
+    from chat.pipeline.plan import PreviousTurn
+    from tools.function_tools import ToolResult
     from tools.search.query import QueryAnalysis
 
 
@@ -35,23 +35,6 @@ _TABLE_OF_PARALLELS = re.compile(r"\b(?:parallels?|paralleled|counterparts?|corr
 
 def asks_for_table_of_parallels(question: str) -> bool:
     return bool(_TABLE_OF_PARALLELS.search(fold(question)))
-
-
-@dataclass
-class TableStep:
-    """One call of a table tool (find_parallels, compare_translations, find_rule)."""
-
-    tool: str
-    args: dict[str, str]
-    thought: str
-    table: bool = field(default=True, init=False)
-
-    @property
-    def kwargs(self) -> dict:
-        return dict(self.args)
-
-    def run(self, canon: CanonTools) -> ToolResult:
-        return getattr(canon, self.tool)(**self.args)
 
 
 def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) -> TableStep | None:

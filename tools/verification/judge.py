@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from prompts import load_prompt
-from tools.verification.evidence import FRAMING, matches_any, words
+from tools.language.words import words
+from tools.verification.evidence import FRAMING, matches_any
 
 log = logging.getLogger(__name__)
 
