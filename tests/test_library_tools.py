@@ -16,8 +16,8 @@ from tools.texts.rules import stem
 from tools.texts.side_by_side import asks_for_translations, translators_named
 from tools.turn import TurnRecorder
 
-from fakes import FakeEmbedding
 from corpus import _dump, write_canon_corpus
+from fakes import FakeEmbedding
 
 _VB = "translation/en/brahmali/vinaya/pli-tv-bu-vb"
 
