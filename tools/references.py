@@ -49,7 +49,7 @@ from indexing.vocabulary import (
     find_translator,
     sutta_id_to_uid,
 )
-from tools.language.words import fold
+from tools.language.words import fold, word_list
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).
@@ -433,7 +433,7 @@ def without_book_names(folded: str) -> str:
     return _BOOK_NAMES.sub(" ", folded)
 
 
-_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth").split()
+_ORDINALS = ("first", *word_list("ordinals"))  # the list starts at "second": a word's place is its value
 _ORDINAL = re.compile(
     r"\b(?:the\s+)?(" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\s+(?:verse|discourse|sutta|text|poem|rule)\s+"
     r"(?:of|in)\s+(?:the\s+)?([a-z][a-z ]+)")

@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from chat.pipeline.plan import TableStep
-from indexing.text import fold
+from tools.language.words import fold
 from tools.references import ordinal_reference
 from tools.texts.parallels import foreign_ids, scope_of
 from tools.texts.rules import asks_for_rule
@@ -66,7 +66,6 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
 def _pinned_text(doc_ids: list[str], question: str) -> str | None:
     """A title several texts share ("The Discourse on Love": Snp 1.8 and Kp 9) names no one text, but a question
     that also names the book ("besides the Sutta Nipāta") is about the one in that book; else the first."""
-    from indexing.text import fold
     from indexing.vocabulary import BOOKS, parse_uid
 
     folded = fold(question)

@@ -124,8 +124,7 @@ def _words(text: str) -> list[str]:
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
 # the words that frame a title without naming anything: "Simile of the Snake" = "The Snake Simile",
 # "Discourse on Love" = "Love Sutta" = "The Love Discourse"
-_FRAME_WORDS = frozenset({"the", "a", "an", "of", "on", "about", "to", "sutta", "suttanta", "suttam", "sutra",
-                          "discourse", "sermon"})
+_FRAME_WORDS = word_set("title_framing")
 _FRAME_OPENING = re.compile(r"^(?:the )?(?:discourse|sutta|sermon) (?:on|of|about|to) ")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexing.text import fold
+from tools.language.words import fold
 from tools.texts.lookup import ParallelText
 
 SUTTACENTRAL = "https://suttacentral.net/"
@@ -41,6 +41,8 @@ _LANGUAGE_WORDS: tuple[tuple[str, str], ...] = (
 )
 # IDs of texts outside this library as SuttaCentral writes them: MA 106, EA 44.6, SA 197, T 94, SF 270
 FOREIGN_ID = re.compile(r"\b(MA|SA|DA|EA|T|SF|SHT|UV|D|UP)\s?(\d+(?:\.\d+)*)\b")
+# the Pali texts SuttaCentral relates that this library does not hold (the Niddesas, Nettipakaraṇa, Milinda …)
+_PALI_PREFIX = re.compile(r"pli|mnd|cnd|ne|pe|mil|ja|kv|tha|thi|ps|vb")
 _PREFIX = re.compile(r"^([a-z]+(?:-[a-z]+)*?)-?(\d.*)?$")
 
 
@@ -79,8 +81,7 @@ def language_of(p: ParallelText) -> str:
     for language, prefixes in _LANGUAGE_PREFIXES.items():
         if head in prefixes:
             return language
-    return "Pali" if head in ("pli", "mnd", "cnd", "ne", "pe", "mil", "ja", "kv", "tha", "thi", "ps", "vb") \
-        else "other"
+    return "Pali" if _PALI_PREFIX.fullmatch(head) else "other"
 
 
 @dataclass(frozen=True)

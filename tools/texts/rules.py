@@ -17,8 +17,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from indexing.text import fold
 from indexing.vocabulary import BOOKS, parse_uid
+from tools.language.words import fold, word_set
 
 _RULE_HEADING = re.compile(r"\btraining rule\b|\brule on\b", re.I)
 _CHAPTER = re.compile(r"^the chapter on (?:offen[cs]es? (?:entailing|of) )?(.+)$", re.I)
@@ -27,14 +27,7 @@ _TOPIC = re.compile(r"^(?:\d+\.\s*)?(?:the )?(?:\w+ )?training rule on (.+)$", r
 _WORD = re.compile(r"[a-z]+")
 _MAX_RULING_SEGMENTS = 4
 # words of every question about conduct: who, may, allowed; they pick no rule out
-_NOISE = frozenset(
-    "a an the of to on in for and or is are be it its this that with by as at from what which who whom how when why "
-    "may can could should must might allowed allow permitted permit forbidden forbid prohibited ok okay acceptable "
-    "monk monks nun nuns bhikkhu bhikkhus bhikkhuni bhikkhunis monastic monastics mendicant mendicants sangha "
-    "rule rules training offense offence offenses offences vinaya law code say says said about regarding "
-    "do does did doing there any against break breaking one someone ordained buddha laid down lay "
-    # framing: "tell me the rule on ...", "what happens if a monk has ..."
-    "tell telling me us have has having get gets happen happens if".split())
+_NOISE = word_set("rule_question_noise")
 
 
 _WHO = re.compile(r"\b(?:monks?|nuns?|bhikkhus?|bhikkhunis?|monastics?|mendicants?|the sangha)\b")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from indexing.text import fold
 from indexing.vocabulary import TRANSLATORS, find_book, segment_ref, translator_name
+from tools.language.words import fold, word_set
 
 MAX_SEGMENTS = 8
 
@@ -30,8 +30,7 @@ _NAMED = (
     re.compile(r"\b[Hh]ow (?:does|do|did)\s+(?:Bhikkhu\s+|Ajahn\s+|Bhante\s+)?([A-ZĀĪŪṬḌṆÑṄḶ][\w\u0300-\u036f-]+)\s+"
                r"(?:translate|render)"),
 )
-_NOT_NAMES = frozenset({"bhikkhu", "bhante", "ajahn", "venerable", "the", "english", "pali", "buddha", "sutta",
-                        "discourse", "dhammapada", "their", "his", "her", "both", "two", "first", "which"})
+_NOT_NAMES = word_set("not_translator_names")
 
 
 def asks_for_translations(question: str) -> bool:

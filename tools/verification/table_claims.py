@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from indexing.text import fold
+from tools.language.words import fold
 from tools.references import asks_for_parallels, find_references
 
 _CLASS = re.compile(r"offen[cs]e (?:entailing|of) ([a-z ]+?)(?=[.,;:)]|$| \[| for | under )")
