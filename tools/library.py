@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from tools.search.names import NameMatcher
     from tools.search.rerank import Reranker
     from tools.texts.lookup import Catalog
+    from tools.texts.rules import RuleIndex
     from tools.texts.translations import TranslationMap
     from tools.verification.evidence import EmbeddingScorer, EvidenceIndex
     from tools.verification.verifier import ClaimVerifier, Mode
@@ -87,6 +88,7 @@ class Library:
         self._verse_ids: frozenset[str] | None = None
         self._chunk_homes: dict[str, tuple[str, str, str]] | None = None
         self._translations: TranslationMap | None = None
+        self._rules: RuleIndex | None = None
         self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
         self._matrix_failed = False
         self._evidence: EvidenceIndex | None = None
@@ -154,11 +156,13 @@ class Library:
             self._evidence, self._scorer, self._reranker = None, None, None
             self._cards, self._bridges, self._names, self._bm25_rows = None, None, None, None
             self._basket_ids, self._verse_ids, self._translations = None, None, None
+            self._rules = None
 
     def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
         _ = self.catalog, self.aliases, self.chunk_homes, self.cards, self.bridges, self.names, self.translations
+        _ = self.rules
         if self.dense_ready:
             self.matrix()
         return self
@@ -260,6 +264,13 @@ class Library:
         return self._once("_bridges", lambda: Bridges.load(self.bm25, self.settings.index_dir,
                                                            self.settings.bridges_file, self.settings.bridge_weight,
                                                            self.settings.query_tf_k3))
+
+    @property
+    def rules(self) -> RuleIndex:
+        """The Vinaya's rules by topic (tools/texts/rules.py), read from the docstore once."""
+        from tools.texts.rules import RuleIndex
+
+        return self._once("_rules", lambda: RuleIndex.build(self.docstore))
 
     @property
     def names(self) -> NameMatcher:
