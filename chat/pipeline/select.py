@@ -120,7 +120,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
         chosen = sorted(items, key=lambda w: segment_key(w.seg_ids[0]))[:MAX_ITEMS]
         selection.how = "items"
     else:
-        chosen = key_windows(ranked)
+        chosen = _best(ranked, shape)
         # only a model held to the grammar: free text from a small model is no reliable list of numbers
         if use_model and hasattr(llm, "with_grammar") and len(ranked) > 1:
             picks, call = await _ask_model(llm, question, ranked[:SHOWN_TO_MODEL])
@@ -140,6 +140,15 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
         _record(recorder, question, selection, time.perf_counter() - started)
     return selection
+
+
+def _best(ranked: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
+    """The key windows by score; when the best has the structure the question asks for (a simile's application,
+    a rule's formulation), a second without it is only a line sharing the question's words, and is left out."""
+    chosen = key_windows(ranked)
+    if shape.any and ranked and shape_credit(shape, ranked[0].text) > 0:
+        chosen = [w for w in chosen if w is ranked[0] or shape_credit(shape, w.text) > 0]
+    return chosen
 
 
 def _ranked(evidence: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
@@ -162,7 +171,7 @@ def _more_candidates(canon: CanonTools, question: str, shape: Shape) -> list[Evi
     canon.show([w for w in more if not any(w.overlaps(e) for e in recorder.evidence)])
     if not shape.items:
         return []
-    return _list_items(view, recorder.evidence[:3])
+    return _list_items(view, recorder.evidence[:2])
 
 
 def _list_items(view, evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
