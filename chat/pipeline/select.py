@@ -219,9 +219,8 @@ async def _ask_model(llm, question: str, candidates: list[EvidenceWindow]) -> tu
     listing = "\n".join(f"{i}. ({w.source}) {clip(' '.join(w.text.replace('<j>', ' ').split()), CANDIDATE_CHARS)}"
                         for i, w in enumerate(candidates, 1))
     prompt = load_prompt("select", question=question, candidates=listing)
-    bound = with_max_tokens(llm, SELECT_MAX_TOKENS, lower=True)
     grammar = select_grammar(len(candidates))
-    bound = bound.with_grammar(lambda: grammar)
+    bound = getattr(with_max_tokens(llm, SELECT_MAX_TOKENS, lower=True), "with_grammar")(lambda: grammar)
     started = time.perf_counter()
     reply = ""
     try:
