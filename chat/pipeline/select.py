@@ -26,6 +26,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
@@ -220,7 +221,7 @@ async def _ask_model(llm, question: str, candidates: list[EvidenceWindow]) -> tu
                         for i, w in enumerate(candidates, 1))
     prompt = load_prompt("select", question=question, candidates=listing)
     grammar = select_grammar(len(candidates))
-    bound = getattr(with_max_tokens(llm, SELECT_MAX_TOKENS, lower=True), "with_grammar")(lambda: grammar)
+    bound = cast(Any, with_max_tokens(llm, SELECT_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
     started = time.perf_counter()
     reply = ""
     try:
