@@ -4,7 +4,7 @@ the model's reply is unusable (or there is no time for it).
 Every suggestion, the model's or the fallback's, passes `usable_followups`: none repeats the reader's question or
 asks again what the turn just answered, none restates a premise the texts contradict ("Why does the Buddha say
 women are incapable of ...?" after the answer showed he says they are capable), and none leaves the library (a
-word no text of it uses: another tradition's teacher, text or term)."""
+name no text of it uses: another tradition's teacher, text or figure)."""
 
 from __future__ import annotations
 
@@ -82,13 +82,13 @@ def fallback_followups(question: str, citations: list[Citation], count: int = 3)
 
 SAME_QUESTION = 0.7  # share of a suggestion's words the reader's question holds: it asks the same again
 ANSWERED = 0.85  # share of its words the answer holds, with half of them the question's: answered just now
-MIN_WORD = 4  # shorter words are never judged unknown to the library
+MIN_WORD = 4  # shorter names are never judged unknown to the library
 
 
 def usable_followups(questions: list[str], *, asked: str, answered: str = "", premise: str | None = None,
                      known: Callable[[str], bool] | None = None) -> list[str]:
     """The suggestions a reader can use: not the question again, not what was just answered, not the contradicted
-    `premise` restated, and nothing the library has no word for (`known(token)`: the library uses the word)."""
+    `premise` restated, and no name the library never uses (`known(token)`: a passage uses the word)."""
     asked_words = set(_words(asked))
     answer_words = set(_words(answered))
     out: list[str] = []
@@ -105,10 +105,17 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
             continue
         if premise and same_premise(q, premise):
             continue
-        if known is not None and any(not known(w) for w in words if len(w) >= MIN_WORD):
+        if known is not None and any(not known(w) for w in _names(q)):
             continue
         out.append(q)
     return out
+
+
+def _names(question: str) -> list[str]:
+    """The tokens of the names a question uses (capitalised words after its first): another tradition's teacher,
+    text or figure is named, and a name no text uses leads outside the library."""
+    return [t for word in re.findall(r"(?<=\s)[A-ZĀĪŪṬḌṆÑṄḶṀṂ][\w\u0300-\u036f’'-]+", question)
+            for t in tokenize(word) if len(t) >= MIN_WORD]
 
 
 def _opener(question: str) -> str:
