@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from chat.pipeline.followups import generate_followups, usable_followups
 from chat.pipeline.premise import asserted, check_premise, same_premise
-from chat.pipeline.select import _list_items, parse_picks, select_grammar, select_lines
+from chat.pipeline.select import _list_items, _spread, parse_picks, select_grammar, select_lines
 from chat.providers.scripted import ScriptedLLM
 from tools.search.shapes import parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow
@@ -209,3 +209,10 @@ async def test_the_fallback_fills_in_for_model_follow_ups_that_restate_the_premi
     assert source == "fallback" and got
     assert not any(same_premise(q, "women cannot become arahants") for q in got)
 
+
+
+def test_a_long_list_is_quoted_over_its_whole_range_not_only_its_start():
+    items = [window("mn61", "MN 61", [f"mn61:{k}.1"], [f"item {k}"], 0.0) for k in range(9, 18)]
+    spread = _spread(items, 5)
+    assert [w.seg_ids[0] for w in spread] == ["mn61:9.1", "mn61:11.1", "mn61:13.1", "mn61:15.1", "mn61:17.1"]
+    assert _spread(items[:3], 5) == items[:3]

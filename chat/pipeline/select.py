@@ -42,14 +42,16 @@ from tools.turn import TraceEntry, TurnRecorder
 
 log = logging.getLogger(__name__)
 
+MEANING_FLOOR = 0.5  # a simile told or applied leads a meaning question when it scores this share of the best
 SHAPE_WEIGHT = 0.3  # added to a window's retrieval score (about 0.5-2) for the structure the question asks for
 SECTION_WINDOWS = 6  # more windows read from the leading text when it is long
 LONG_TEXT = 40  # segments: a text this long has sections the first windows may have missed
 SHOWN_TO_MODEL = 6  # candidates the selector sees
 CANDIDATE_CHARS = 280
 MAX_PICKS = 3
-MAX_ITEMS = 5  # items of a list quoted at most
+MAX_ITEMS = 6  # lines quoted at most for a list: the best line and the items
 SELECT_MAX_TOKENS = 12
+UNSEEN_CHARS = 320  # a line the tool results did not show, as the model is told it
 
 
 @dataclass
@@ -89,7 +91,7 @@ class Selection:
         lines = [f"The lines that answer the question are {refs}; write from them and cite them."]
         for n in self.unseen:
             if (w := recorder.cited(n)) is not None:
-                lines.append(f"[{n}] {w.ref} ({w.title}): {clip(w.text, 600)}")
+                lines.append(f"[{n}] {w.ref} ({w.title}): {clip(w.text, UNSEEN_CHARS)}")
         if self.premise is not None:
             number = next((n for n, w in enumerate(recorder.evidence, 1) if w.overlaps(self.premise.window)), None)
             lines.append(self.premise.hint(number))
@@ -118,7 +120,10 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     ranked = _ranked(recorder.evidence, shape)
     selection = Selection(how="scores")
     if items:
-        chosen = sorted(items, key=lambda w: segment_key(w.seg_ids[0]))[:MAX_ITEMS]
+        # the best line leads (it may be the question's other half: "what is a mirror for"), then the items
+        best = ranked[0]
+        chosen = [best, *_spread([w for w in items if not w.overlaps(best)], MAX_ITEMS - 1)]
+        chosen.sort(key=lambda w: (w.doc_id != best.doc_id, segment_key(w.seg_ids[0])))
         selection.how = "items"
     else:
         chosen = _best(ranked, shape)
@@ -134,7 +139,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     selection.premise = check_premise(question, ranked[:SHOWN_TO_MODEL], weights=library.evidence.weights,
                                       renderings=_renderings(library))
     if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
-        chosen = [selection.premise.window, *chosen[: MAX_PICKS - 1]]
+        chosen = [selection.premise.window, *chosen[:1]]  # the line that corrects it, and the best other
     selection.chosen = chosen
     selection.numbers = canon.show(chosen)
     selection.unseen = [n for n in selection.numbers if n > shown]
@@ -143,9 +148,22 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     return selection
 
 
+def _spread(items: list[EvidenceWindow], n: int) -> list[EvidenceWindow]:
+    """`n` of a list's items, evenly spread over it when it is longer: its range, not only its start."""
+    if len(items) <= n:
+        return items
+    return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)] if n > 1 else items[:1]
+
+
 def _best(ranked: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
     """The key windows by score; when the best has the structure the question asks for (a simile's application,
     a rule's formulation), a second without it is only a line sharing the question's words, and is left out."""
+    if shape.meaning and ranked:
+        # asked what a simile means: the simile told or applied leads over lines that only name it, when it
+        # scores at least half as well (MN 22's cobra against its list "... like a snake's head")
+        told = [w for w in ranked if shape_credit(shape, w.text) > 0 and w.score >= MEANING_FLOOR * ranked[0].score]
+        if told:
+            ranked = told
     chosen = key_windows(ranked)
     if shape.any and ranked and shape_credit(shape, ranked[0].text) > 0:
         chosen = [w for w in chosen if w is ranked[0] or shape_credit(shape, w.text) > 0]

@@ -5,7 +5,8 @@ what the snake simile means, the sutta's list of similes for sensual pleasures (
 "snake" more than the simile does, and the simile's point is said in the lines that apply it ("In the same way, a
 futile person memorizes the teaching ..."). A question's form says which structure of the text answers:
 
-- the meaning of a simile or comparison: the lines that apply it ("in the same way", "is a term for");
+- the meaning of a simile or comparison: the simile told ("Suppose ...") and the lines that apply it ("in the
+  same way", "is a term for"), not a line that only names it;
 - a list (methods, ways, remedies, "what are the four ..."): lines that enumerate, and the items of a list set out
   section by section (each opening alike: "Now, suppose that mendicant ...");
 - a rule: its formulation ("is an offense entailing ...", "I allow ...", "should not ...");
@@ -26,12 +27,14 @@ _ASKS_MEANING = re.compile(
     r"\b(?:mean|means|meaning|meant|illustrat\w*|stand[s]? for|symboli[sz]\w*|point of|lesson|signif\w*|"
     r"simile|similes|parable|metaphor|analogy|compar\w*|liken\w*)\b", re.IGNORECASE)
 _APPLIES = re.compile(
+    r"(?:^|[.!?”’]\s+|\s“)(?:suppose|it[’']?s like|it is like|just as|just like)\b|"  # the simile itself, whole
     r"\b(?:in the same way|likewise|so too|similarly|(?:is|are) a term for|this is a term|i say that|"
     r"that[’']?s how|this is how|i have given you this simile|i[’']?ve given you this simile|the meaning is)\b",
     re.IGNORECASE)
 _ASKS_LIST = re.compile(
     r"\b(?:list|lists|listed|ways|methods|means of|steps|kinds|types|factors|remedies|remedy|practices|qualities|"
-    r"things|items|stages|elements|how many|what are|which are|name the|"
+    r"things|items|stages|elements|how many|what are|which are|name the|advice|techniques|tips|how to|"
+    r"deal(?:ing)? with|overcom\w*|get rid of|"
     r"two|three|four|five|six|seven|eight|nine|ten)\b", re.IGNORECASE)
 _ENUMERATES = re.compile(
     r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth|fifth|furthermore|moreover|finally|"
