@@ -60,7 +60,7 @@ from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
-from chat.pipeline.select import Selection, library_knows, select_lines
+from chat.pipeline.select import Selection, library_knows, select_lines, with_premise
 from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
@@ -210,7 +210,9 @@ class Scholar:
             turn.selection = await select_lines(self.llm, canon, turn.question,
                                                 use_model=self.settings.select_with_model)
         lead = turn.selection.chosen or key_windows(recorder.evidence)
-        shown = "\n\n".join(t for t in (turn.selection.lead_text(), key_lines(lead)) if t)
+        shown = key_lines(lead)
+        if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
+            emit(self._token(turn, note + "\n\n"))
         if shown:
             emit(self._token(turn, shown + "\n\n"))
             turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
@@ -282,6 +284,7 @@ class Scholar:
 
         # --- checks ---
         answer = await self._finish(turn, recorder, plan, draft, error, shown, lead)
+        turn.explained = with_premise(answer, turn.selection, self.library.docstore, turn.explained)
         t = turn.mark("finish", t)
         if not turn.streamed and answer.answer:
             emit(self._token(turn, answer.answer))

@@ -289,3 +289,17 @@ def library_knows(library) -> Callable[[str], bool] | None:
         df, n = bm25.document_frequency(token)
         return df > 0 or n == 0  # an empty index cannot tell
     return known
+
+
+def with_premise(answer, selection: Selection, docstore, explained: str) -> str:
+    """The answer opened by the premise note (in place, with the line it cites among its citations); returns what
+    the turn explained in its own words, the note included (what memory and follow-ups build on)."""
+    note = selection.lead_text()
+    if not note or answer.status == "failed" or selection.premise is None:
+        return explained
+    from chat.pipeline.checks import window_citations
+
+    answer.answer = f"{note}\n\n{answer.answer}"
+    if not any(c.ref == selection.premise.ref for c in answer.citations):
+        answer.citations = [*window_citations(docstore, [selection.premise.window]), *answer.citations]
+    return f"{note} {explained}".strip()
