@@ -216,3 +216,20 @@ def test_a_long_list_is_quoted_over_its_whole_range_not_only_its_start():
     spread = _spread(items, 5)
     assert [w.seg_ids[0] for w in spread] == ["mn61:9.1", "mn61:11.1", "mn61:13.1", "mn61:15.1", "mn61:17.1"]
     assert _spread(items[:3], 5) == items[:3]
+
+
+def test_the_model_reads_only_the_selected_lines_under_their_turn_numbers():
+    from chat.pipeline.select import Selection, focused
+    from tools.function_tools import ToolResult, render_evidence
+
+    recorder = TurnRecorder()
+    recorder.number([SIMILE_LIST, SIMILE, ALLOW])
+    numbered = list(enumerate(recorder.evidence, 1))
+    first = ToolResult("MN 22 (The Simile of the Cobra)\n" + render_evidence(numbered[:2]), [], evidence=numbered[:2])
+    second = ToolResult(render_evidence(numbered[2:]), [], evidence=numbered[2:])
+    selection = Selection(chosen=[SIMILE], numbers=[2], unseen=[2])
+    [(_, a), (_, b)] = focused([("lookup", first), ("search", second)], selection, recorder)
+    assert a.text.splitlines()[0] == "MN 22 (The Simile of the Cobra)"
+    assert "\n[2] MN 22:10.10" in a.text and "[1]" not in a.text and a.evidence == [(2, SIMILE)]
+    assert "[3]" not in b.text and b.evidence == []
+    assert selection.unseen == []  # read in the results, not repeated in the hint

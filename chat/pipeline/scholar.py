@@ -60,7 +60,7 @@ from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
-from chat.pipeline.select import Selection, library_knows, select_lines, with_premise
+from chat.pipeline.select import Selection, focused, library_knows, select_lines, with_premise
 from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
@@ -224,7 +224,8 @@ class Scholar:
                                                           notes=plan.mode == "notes"))
         llm = with_max_tokens(llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else llm
         tools = build_tools(self.library, recorder, canon=canon)
-        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
+        seed = seed_steps(focused(done, turn.selection, recorder))  # the model reads the selected lines only
+        agent = build_agent(llm, tools, mode=plan.mode, seed=seed, timeout=None)
         user_msg = load_prompt("turn", question=turn.question,
                                hints="\n".join(h for h in (plan.hints(), recap, turn.selection.hint(recorder))
                                                if h)).strip()

@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
@@ -34,7 +34,7 @@ from chat.pipeline.compose import key_windows
 from chat.pipeline.premise import Premise, check_premise
 from indexing.vocabulary import segment_key
 from prompts import load_prompt
-from tools.function_tools import CanonTools
+from tools.function_tools import CanonTools, ToolResult, render_evidence
 from tools.passages import clip
 from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow, is_heading, make_window, rank_windows
@@ -87,7 +87,8 @@ class Selection:
         seen), and the premise to correct."""
         if not self.numbers:
             return ""
-        refs = " and ".join(f"[{n}]" for n in self.numbers)
+        marks = [f"[{n}]" for n in self.numbers]
+        refs = marks[0] if len(marks) == 1 else f"{', '.join(marks[:-1])} and {marks[-1]}"
         lines = [f"The lines that answer the question are {refs}; write from them and cite them."]
         for n in self.unseen:
             if (w := recorder.cited(n)) is not None:
@@ -303,3 +304,31 @@ def with_premise(answer, selection: Selection, docstore, explained: str) -> str:
     if not any(c.ref == selection.premise.ref for c in answer.citations):
         answer.citations = [*window_citations(docstore, [selection.premise.window]), *answer.citations]
     return f"{note} {explained}".strip()
+
+
+Step = TypeVar("Step")
+_EVIDENCE_LINE = re.compile(r"^\[\d+\] ")
+
+
+def focused(done: list[tuple[Step, ToolResult]], selection: Selection, recorder: TurnRecorder
+            ) -> list[tuple[Step, ToolResult]]:
+    """The planned calls' results as the model reads them, holding only the selected lines (under their turn
+    numbers, in the first result that showed evidence): the model says what those lines say, not what a line
+    that only shares the question's words says. Other lines of the results (a text's header) stay."""
+    if not selection.numbers:
+        return done
+    chosen = sorted((n, w) for n in dict.fromkeys(selection.numbers) if (w := recorder.cited(n)) is not None)
+    out: list[tuple[Step, ToolResult]] = []
+    placed = False
+    for step, result in done:
+        if not result.evidence:
+            out.append((step, result))
+            continue
+        head = "\n".join(line for line in result.text.splitlines() if not _EVIDENCE_LINE.match(line))
+        body = "" if placed else render_evidence(chosen)
+        text = f"{head}\n{body}".strip() or "The lines that answer are in the result above."
+        out.append((step, dataclasses.replace(result, text=text, evidence=[] if placed else chosen)))
+        placed = True
+    if placed:
+        selection.unseen = []  # the model reads them in the results now
+    return out
