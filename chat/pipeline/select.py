@@ -157,8 +157,8 @@ def _spread(items: list[EvidenceWindow], n: int) -> list[EvidenceWindow]:
 
 
 def _best(ranked: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
-    """The key windows by score; when the best has the structure the question asks for (a simile's application,
-    a rule's formulation), a second without it is only a line sharing the question's words, and is left out."""
+    """The key windows by score; asked what a simile means, when the best tells or applies one, a second that does
+    not is only a line sharing the question's words, and is left out."""
     if shape.meaning and ranked:
         # asked what a simile means: the simile told or applied leads over lines that only name it, when it
         # scores at least half as well (MN 22's cobra against its list "... like a snake's head")
@@ -166,8 +166,10 @@ def _best(ranked: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
         if told:
             ranked = told
     chosen = key_windows(ranked)
-    if shape.any and ranked and shape_credit(shape, ranked[0].text) > 0:
+    if shape.meaning and ranked and shape_credit(shape, ranked[0].text) > 0:
         chosen = [w for w in chosen if w is ranked[0] or shape_credit(shape, w.text) > 0]
+    # (only for a simile: "Who saw the monks playing in the river, which led to the rule ...?" needs the story's
+    # line that names who saw them beside the rule's formulation)
     return chosen
 
 
