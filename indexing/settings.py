@@ -205,6 +205,11 @@ class ScholarSettings(BaseSettings):
     verifier_mode: Literal["local", "judge"] = Field(
         default="judge", description="Claim verifier: `judge` (the LLM judges the claims the local checks cannot "
         "settle) or `local` (no LLM).")
+    select_with_model: bool = Field(
+        default=False, description="Before the answer is written, also ask the model which numbered lines answer "
+        "the question (a grammar-bound reply of a few tokens, but a prompt of ~550 tokens of its own: 35 s on a "
+        "loaded 2-core machine). Off: the lines are chosen by their scores and the text's structure alone."
+    )
     chat_db: Path | None = Field(
         default=None, description="Chainlit chat history (SQLite); defaults to `<index_dir>/../chat/history.sqlite`. "
         "Side-panel elements are stored in a files/ folder beside it."

@@ -112,6 +112,12 @@ class CanonTools:
         numbered = sorted(dict(zip(numbers, windows)).items())
         return self._covering(windows), render_evidence(numbered)
 
+    def show(self, windows: list[EvidenceWindow]) -> list[int]:
+        """Number windows found outside a tool call (the lines a selection adds) and record the chunks that hold
+        them, so they are cited and checked like any tool's."""
+        self.recorder.add_passages(self._covering(windows))
+        return self.recorder.number(windows)
+
     def _covering(self, windows: list[EvidenceWindow]) -> list[Passage]:
         from indexing.vocabulary import segment_key
 

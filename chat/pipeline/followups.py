@@ -1,15 +1,22 @@
 """Two or three reflective follow-up questions after an answer: asked of the model, built from the citations if
-the model's reply is unusable (or there is no time for it)."""
+the model's reply is unusable (or there is no time for it).
+
+Every suggestion, the model's or the fallback's, passes `usable_followups`: none repeats the reader's question or
+asks again what the turn just answered, none restates a premise the texts contradict ("Why does the Buddha say
+women are incapable of ...?" after the answer showed he says they are capable), and none leaves the library (a
+name no text of it uses: another tradition's teacher, text or figure)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import re
+from collections.abc import Callable
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.pipeline.answer import Citation
+from chat.pipeline.premise import same_premise
 from prompts import load_prompt
 from tools.language.words import tokenize
 from tools.passages import clip
@@ -73,10 +80,70 @@ def fallback_followups(question: str, citations: list[Citation], count: int = 3)
     return out[:count]
 
 
+SAME_QUESTION = 0.7  # share of a suggestion's words the reader's question holds: it asks the same again
+ANSWERED = 0.85  # share of its words the answer holds, with half of them the question's: answered just now
+MIN_WORD = 4  # shorter names are never judged unknown to the library
+
+
+def usable_followups(questions: list[str], *, asked: str, answered: str = "", premise: str | None = None,
+                     known: Callable[[str], bool] | None = None) -> list[str]:
+    """The suggestions a reader can use: not the question again, not what was just answered, not the contradicted
+    `premise` restated, and no name the library never uses (`known(token)`: a passage uses the word)."""
+    asked_words = set(_words(asked))
+    answer_words = set(_words(answered))
+    out: list[str] = []
+    for q in questions:
+        words = _words(q)
+        if not words:
+            continue
+        share_asked = sum(w in asked_words for w in words) / len(words)
+        if share_asked >= SAME_QUESTION:
+            continue
+        # what was just answered, asked again the same way ("What ...?" after "What ...?"; a "Why" asks further)
+        if answer_words and share_asked >= 0.5 and _opener(q) == _opener(asked) and sum(
+                w in answer_words | asked_words for w in words) / len(words) >= ANSWERED:
+            continue
+        if premise and same_premise(q, premise):
+            continue
+        if known is not None and any(not known(w) for w in _names(q)):
+            continue
+        out.append(q)
+    return out
+
+
+def _names(question: str) -> list[str]:
+    """The tokens of the names a question uses (capitalised words after its first): another tradition's teacher,
+    text or figure is named, and a name no text uses leads outside the library."""
+    return [t for word in re.findall(r"(?<=\s)[A-ZĀĪŪṬḌṆÑṄḶṀṂ][\w\u0300-\u036f’'-]+", question)
+            for t in tokenize(word) if len(t) >= MIN_WORD]
+
+
+def _opener(question: str) -> str:
+    return question.strip().split(" ", 1)[0].lower()
+
+
+def _words(text: str) -> list[str]:
+    return [t for t in dict.fromkeys(tokenize(text)) if t not in _QUESTION_FRAME]
+
+
+_QUESTION_FRAME = frozenset(tokenize("buddha text texts discourse discourses sutta suttas teaching say says "
+                                     "said describe describes explain explains passage passages"))
+
+
 async def generate_followups(llm, question: str, answer: str, citations: list[Citation], *, count: int = 3,
-                             timeout: float = 30.0, prefix: list[ChatMessage] | None = None) -> tuple[list[str], str]:
+                             timeout: float = 30.0, prefix: list[ChatMessage] | None = None,
+                             premise: str | None = None, known: Callable[[str], bool] | None = None
+                             ) -> tuple[list[str], str]:
     """(questions, source) where source is "model" or "fallback". `prefix`: the messages of the turn's last LLM
-    call; asking after them lets llama.cpp reuse their KV cache, so only the request itself is evaluated."""
+    call; asking after them lets llama.cpp reuse their KV cache, so only the request itself is evaluated.
+    `premise` (contradicted by the texts) and `known` (the library's words): see `usable_followups`."""
+
+    def usable(questions: list[str]) -> list[str]:
+        return usable_followups(questions, asked=question, answered=answer, premise=premise, known=known)
+
+    def fallback(n: int) -> list[str]:
+        return usable(fallback_followups(question, citations, n + 3))[:n]
+
     sources = "; ".join(dict.fromkeys(f"{c.sutta_id} {c.title}".strip() for c in citations if c.sutta_id)) or "none"
     prompt = load_prompt("followups", count=count, question=question, answer=clip(answer, 600), sources=sources)
     if llm is not None:
@@ -90,18 +157,18 @@ async def generate_followups(llm, question: str, answer: str, citations: list[Ci
             response = await asyncio.wait_for(
                 llm.achat([*(prefix or []), ChatMessage(role=MessageRole.USER, content=prompt)]), timeout
             )
-            got = parse_followups(response.message.content or "", count, asked=question)
+            got = usable(parse_followups(response.message.content or "", count, asked=question))
             if len(got) >= 2:
                 return got, "model"
             if got:
                 # one usable question (the model wrote the same one three times): keep it, the rest from the texts
                 seen = {_key(q) for q in got}
-                rest = [q for q in fallback_followups(question, citations, count + 1) if _key(q) not in seen]
+                rest = [q for q in fallback(count + 1) if _key(q) not in seen]
                 return (got + rest)[:count], "model and fallback"
             log.info("follow-up reply unusable: %.200r", response.message.content)
         except Exception as exc:  # any model failure: the fallback below is always good enough
             log.info("follow-up generation failed: %s", exc)
-    return fallback_followups(question, citations, count), "fallback"
+    return fallback(count), "fallback"
 
 
 def _key(question: str) -> str:

@@ -60,6 +60,7 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.select import Selection, focused, library_knows, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
@@ -98,6 +99,7 @@ class _Turn:
     last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
     explained: str = ""  # the model's own checked text, without the quoted key lines: what follow-ups build on
     resolution: Resolution = field(default_factory=lambda: Resolution("first", "no conversation"))
+    selection: Selection = field(default_factory=Selection)  # the lines chosen to answer; its premise, if any
 
     def mark(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -210,9 +212,14 @@ class Scholar:
             _deliver(emit, early)
             return
 
-        # --- the evidence, first ---
-        lead = key_windows(recorder.evidence)
+        # --- the evidence, first: the lines selected to answer (and a premise they contradict) ---
+        if plan.mode != "notes":  # notes cover a topic's passages; an answer speaks from the lines that answer
+            turn.selection = await select_lines(self.llm, canon, turn.question,
+                                                use_model=self.settings.select_with_model)
+        lead = turn.selection.chosen or key_windows(recorder.evidence)
         shown = key_lines(lead)
+        if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
+            emit(self._token(turn, note + "\n\n"))
         if shown:
             emit(self._token(turn, shown + "\n\n"))
             turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
@@ -224,9 +231,11 @@ class Scholar:
                                                           notes=plan.mode == "notes"))
         llm = with_max_tokens(llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else llm
         tools = build_tools(self.library, recorder, canon=canon)
-        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
+        seed = seed_steps(focused(done, turn.selection, recorder))  # the model reads the selected lines only
+        agent = build_agent(llm, tools, mode=plan.mode, seed=seed, timeout=None)
         user_msg = load_prompt("turn", question=turn.question,
-                               hints="\n".join(h for h in (plan.hints(), recap) if h)).strip()
+                               hints="\n".join(h for h in (plan.hints(), recap, turn.selection.hint(recorder))
+                                               if h)).strip()
         stream_filter = AnswerFilter()
         cited = CitationStream(recorder)
         turn.last_input = []
@@ -283,6 +292,7 @@ class Scholar:
 
         # --- checks ---
         answer = await self._finish(turn, recorder, plan, draft, error, shown, lead)
+        turn.explained = with_premise(answer, turn.selection, self.library.docstore, turn.explained)
         t = turn.mark("finish", t)
         if not turn.streamed and answer.answer:
             emit(self._token(turn, answer.answer))
@@ -299,8 +309,11 @@ class Scholar:
         emit(AnswerEvent(answer=answer.model_copy(deep=True)))
 
         t = time.perf_counter()
+        premise = turn.selection.premise
         follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
-                                                      answer.citations, prefix=turn.last_input or None)
+                                                      answer.citations, prefix=turn.last_input or None,
+                                                      premise=premise.claim if premise else None,
+                                                      known=library_knows(self.library))
         log.debug("follow-ups from %s", source)
         answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
         turn.timings["followups"] = round(time.perf_counter() - t, 3)

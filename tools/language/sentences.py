@@ -145,3 +145,26 @@ def clause_breaks(text: str) -> list[tuple[int, int]]:
         last = m.end()
     spans.append((last, len(text)))
     return spans
+
+
+# Where a clause stops: a sentence's end, a semicolon or colon, a dash set off by spaces.
+_STOP_PIECE = re.compile(r"(?<=[.!?;:])\s+|\s+—\s*|\s*—\s+")
+
+
+def stop_pieces(text: str) -> list[str]:
+    """The text cut at every stop a clause can end on (., !, ?, ;, : and a spaced dash)."""
+    return _STOP_PIECE.split(text)
+
+
+# A simile told ("Suppose…", "Just as…", opening a sentence or a quotation) or applied ("In the same way…",
+# "…is a term for…", "I have given you this simile…").
+_SIMILE_TOLD_OR_APPLIED = re.compile(
+    r"(?:^|[.!?”’]\s+|\s“)(?:suppose|it[’']?s like|it is like|just as|just like)\b|"  # the simile itself, whole
+    r"\b(?:in the same way|likewise|so too|similarly|(?:is|are) a term for|this is a term|i say that|"
+    r"that[’']?s how|this is how|i have given you this simile|i[’']?ve given you this simile|the meaning is)\b",
+    re.IGNORECASE)
+
+
+def applies_a_simile(text: str) -> bool:
+    """Does the text tell a simile or say what one means?"""
+    return bool(_SIMILE_TOLD_OR_APPLIED.search(text))

@@ -1,0 +1,336 @@
+"""Select, then say: before the model writes, pick the lines that answer the question.
+
+Retrieval hands over a few windows ranked by shared words and closeness in meaning; the lines that answer are
+often another window of the same text (the simile itself, not the list of similes that names it; the five ways,
+not two of them). Here, before the answer is written:
+
+1. candidates: the turn's numbered evidence, and, when one long text leads, more of its sections (rank_windows
+   over that text alone) and the items of a list it sets out section by section (`shapes.parallel_sections`);
+2. scores: each candidate's retrieval score plus credit for the structure the question asks for
+   (`shapes.shape_credit`: a simile's application, a list's items, a rule's formulation, who can or cannot);
+3. the model as a selector (optional): shown the best candidates numbered, held by a grammar to reply with the
+   numbers of those that answer ("2,5") or "none"; a 1.5B model chooses among numbered lines far better than it
+   writes. Its picks lead; "none" never declines the question, it only leaves the scores to decide;
+4. the premise: a line that contradicts what the question takes for granted (`premise.check_premise`).
+
+The Scholar quotes the selection as the key lines, tells the model which numbers answer (with the text of any
+line its tool results did not show), and opens the answer with the premise note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from chat.pipeline.compose import key_windows
+from chat.pipeline.premise import Premise, check_premise
+from indexing.vocabulary import segment_key
+from prompts import load_prompt
+from tools.function_tools import CanonTools, ToolResult, render_evidence
+from tools.passages import clip
+from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
+from tools.search.windows import EvidenceWindow, is_heading, make_window, rank_windows
+from tools.turn import TraceEntry, TurnRecorder
+
+log = logging.getLogger(__name__)
+
+MEANING_FLOOR = 0.5  # a simile told or applied leads a meaning question when it scores this share of the best
+SHAPE_WEIGHT = 0.3  # added to a window's retrieval score (about 0.5-2) for the structure the question asks for
+SECTION_WINDOWS = 6  # more windows read from the leading text when it is long
+LONG_TEXT = 40  # segments: a text this long has sections the first windows may have missed
+SHOWN_TO_MODEL = 6  # candidates the selector sees
+CANDIDATE_CHARS = 280
+MAX_PICKS = 3
+MAX_ITEMS = 6  # lines quoted at most for a list: the best line and the items
+SELECT_MAX_TOKENS = 12
+UNSEEN_CHARS = 320  # a line the tool results did not show, as the model is told it
+
+
+@dataclass
+class ModelCall:
+    """One call to the model, as the trace records it."""
+
+    name: str
+    seconds: float
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    reply: str = ""
+
+    def summary(self) -> str:
+        tokens = ""
+        if self.prompt_tokens is not None:
+            tokens = f", {self.prompt_tokens} prompt and {self.output_tokens} output tokens"
+        return f"{self.name}: {self.seconds:.1f} s{tokens}"
+
+
+@dataclass
+class Selection:
+    """The lines chosen to answer, best first (in reading order when they are of one text), with their numbers."""
+
+    chosen: list[EvidenceWindow] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    how: str = "none"  # "model", "scores", "items" or "none"
+    premise: Premise | None = None
+    unseen: list[int] = field(default_factory=list)  # chosen numbers no tool result showed the model
+    calls: list[ModelCall] = field(default_factory=list)
+
+    def hint(self, recorder: TurnRecorder) -> str:
+        """What the model is told before it writes: which numbered lines answer (the text of those it has not
+        seen), and the premise to correct."""
+        if not self.numbers:
+            return ""
+        marks = [f"[{n}]" for n in self.numbers]
+        refs = marks[0] if len(marks) == 1 else f"{', '.join(marks[:-1])} and {marks[-1]}"
+        lines = [f"The lines that answer the question are {refs}; write from them and cite them."]
+        for n in self.unseen:
+            if (w := recorder.cited(n)) is not None:
+                lines.append(f"[{n}] {w.ref} ({w.title}): {clip(w.text, UNSEEN_CHARS)}")
+        if self.premise is not None:
+            number = next((n for n, w in enumerate(recorder.evidence, 1) if w.overlaps(self.premise.window)), None)
+            lines.append(self.premise.hint(number))
+        return "\n".join(lines)
+
+    def lead_text(self) -> str:
+        """The premise note that opens the answer, or ""."""
+        return self.premise.note() if self.premise is not None else ""
+
+    def to_dict(self) -> dict:
+        return {"numbers": self.numbers, "refs": [w.ref for w in self.chosen], "how": self.how,
+                "premise": self.premise.to_dict() if self.premise else None,
+                "calls": [dataclasses.asdict(c) for c in self.calls]}
+
+
+async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool = True) -> Selection:
+    """The lines among the turn's evidence (and the leading text's other sections) that answer `question`; the
+    lines it adds are numbered and recorded through `canon`."""
+    library, recorder = canon.library, canon.recorder
+    if not recorder.evidence:
+        return Selection()
+    started = time.perf_counter()
+    shown = len(recorder.evidence)  # numbers up to here are in the tool results the model reads
+    shape = shape_of(question)
+    items = await asyncio.to_thread(_more_candidates, canon, question, shape)
+    ranked = _ranked(recorder.evidence, shape)
+    selection = Selection(how="scores")
+    if items:
+        # the best line leads (it may be the question's other half: "what is a mirror for"), then the items
+        best = ranked[0]
+        chosen = [best, *_spread([w for w in items if not w.overlaps(best)], MAX_ITEMS - 1)]
+        chosen.sort(key=lambda w: (w.doc_id != best.doc_id, segment_key(w.seg_ids[0])))
+        selection.how = "items"
+    else:
+        chosen = _best(ranked, shape)
+        # only a model held to the grammar: free text from a small model is no reliable list of numbers
+        if use_model and hasattr(llm, "with_grammar") and len(ranked) > 1:
+            picks, call = await _ask_model(llm, question, ranked[:SHOWN_TO_MODEL])
+            selection.calls.append(call)
+            if picks:
+                chosen = picks
+                selection.how = "model"
+        if len({w.doc_id for w in chosen}) == 1:
+            chosen = sorted(chosen, key=lambda w: segment_key(w.seg_ids[0]))
+    selection.premise = check_premise(question, ranked[:SHOWN_TO_MODEL], weights=library.evidence.weights,
+                                      renderings=_renderings(library))
+    if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
+        chosen = [selection.premise.window, *chosen[:1]]  # the line that corrects it, and the best other
+    selection.chosen = chosen
+    selection.numbers = canon.show(chosen)
+    selection.unseen = [n for n in selection.numbers if n > shown]
+    if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
+        _record(recorder, question, selection, time.perf_counter() - started)
+    return selection
+
+
+def _spread(items: list[EvidenceWindow], n: int) -> list[EvidenceWindow]:
+    """`n` of a list's items, evenly spread over it when it is longer: its range, not only its start."""
+    if len(items) <= n:
+        return items
+    return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)] if n > 1 else items[:1]
+
+
+def _best(ranked: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
+    """The key windows by score; asked what a simile means, when the best tells or applies one, a second that does
+    not is only a line sharing the question's words, and is left out."""
+    if shape.meaning and ranked:
+        # asked what a simile means: the simile told or applied leads over lines that only name it, when it
+        # scores at least half as well (MN 22's cobra against its list "... like a snake's head")
+        told = [w for w in ranked if shape_credit(shape, w.text) > 0 and w.score >= MEANING_FLOOR * ranked[0].score]
+        if told:
+            ranked = told
+    chosen = key_windows(ranked)
+    if shape.meaning and ranked and shape_credit(shape, ranked[0].text) > 0:
+        chosen = [w for w in chosen if w is ranked[0] or shape_credit(shape, w.text) > 0]
+    # (only for a simile: "Who saw the monks playing in the river, which led to the rule ...?" needs the story's
+    # line that names who saw them beside the rule's formulation)
+    return chosen
+
+
+def _ranked(evidence: list[EvidenceWindow], shape: Shape) -> list[EvidenceWindow]:
+    """The evidence rescored for the question's shape, best first."""
+    rescored = [dataclasses.replace(w, score=round(w.score + SHAPE_WEIGHT * shape_credit(shape, w.text), 4))
+                for w in evidence]
+    return sorted(rescored, key=lambda w: -w.score)
+
+
+def _more_candidates(canon: CanonTools, question: str, shape: Shape) -> list[EvidenceWindow]:
+    """Numbers more windows of the leading text when it is long; returns the items of a list it sets out over
+    parallel sections, when the question asks for a list and the evidence falls in them ([] otherwise)."""
+    library, recorder = canon.library, canon.recorder
+    lead = recorder.evidence[0]
+    view = library.evidence.sutta(lead.doc_id)
+    if view is None or len(view.segments) < LONG_TEXT:
+        return []
+    more = rank_windows(library, library.evidence, question, [lead.doc_id], limit=SECTION_WINDOWS,
+                        per_text=SECTION_WINDOWS)
+    canon.show([w for w in more if not any(w.overlaps(e) for e in recorder.evidence)])
+    if not shape.items:
+        return []
+    return _list_items(view, recorder.evidence[:2])
+
+
+def _list_items(view, evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """The opening lines of the parallel sections a list is set out in, when the best evidence lies in them."""
+    sections: dict[str, list[int]] = {}
+    for i, seg in enumerate(view.segments):
+        if is_heading(seg.seg_id) or not seg.en.strip():
+            continue
+        local = seg.seg_id.partition(":")[2]
+        sections.setdefault(local.rpartition(".")[0] or local, []).append(i)
+    keys = list(sections)
+    run = parallel_sections([(k, view.segments[sections[k][0]].en) for k in keys])
+    if not run:
+        return []
+    inside = {view.segments[i].seg_id for k in (keys[r] for r in run) for i in sections[k]}
+    if not any(s in inside for w in evidence if w.doc_id == view.doc.doc_id for s in w.seg_ids):
+        return []
+    out = []
+    for k in (keys[r] for r in run):
+        first = sections[k][0]
+        last = first + 1 if len(view.segments[first].en) < 80 and first + 1 in sections[k] else first
+        out.append(make_window(view, first, last, 0.0))
+    return out
+
+
+def select_grammar(n: int) -> str:
+    """GBNF: "none", or up to MAX_PICKS distinct-looking numbers 1..n separated by commas."""
+    numbers = " | ".join(f'"{i}"' for i in range(n, 0, -1))  # longer numbers first
+    return f'root ::= "none" | num ("," num){{0,{MAX_PICKS - 1}}}\nnum ::= {numbers}\n'
+
+
+def parse_picks(reply: str, n: int) -> list[int]:
+    out: list[int] = []
+    for m in re.findall(r"\d+", reply):
+        k = int(m)
+        if 1 <= k <= n and k not in out:
+            out.append(k)
+    return out[:MAX_PICKS]
+
+
+async def _ask_model(llm, question: str, candidates: list[EvidenceWindow]) -> tuple[list[EvidenceWindow], ModelCall]:
+    """The candidates the model says answer, in its order; [] for "none" or an unusable reply."""
+    from chat.pipeline.agent import with_max_tokens
+
+    listing = "\n".join(f"{i}. ({w.source}) {clip(' '.join(w.text.replace('<j>', ' ').split()), CANDIDATE_CHARS)}"
+                        for i, w in enumerate(candidates, 1))
+    prompt = load_prompt("select", question=question, candidates=listing)
+    grammar = select_grammar(len(candidates))
+    bound = cast(Any, with_max_tokens(llm, SELECT_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
+    started = time.perf_counter()
+    reply = ""
+    try:
+        response = await bound.achat([ChatMessage(role=MessageRole.USER, content=prompt)])
+        reply = response.message.content or ""
+    except Exception as exc:  # the scores still choose: a failed selector costs only its time
+        log.info("selector call failed: %s", exc)
+    stats = getattr(bound, "last_stats", None)
+    call = ModelCall("select", round(time.perf_counter() - started, 3),
+                     getattr(stats, "prompt_tokens", None), getattr(stats, "completion_tokens", None), reply.strip())
+    picks = parse_picks(reply, len(candidates))
+    return [candidates[k - 1] for k in picks], call
+
+
+def _renderings(library):
+    bridges = getattr(library, "bridges", None)
+    if bridges is None:
+        return None
+
+    def pairs(text: str):
+        try:
+            return bridges.apply(text).pairs
+        except Exception as exc:  # a bridge table that fails costs the premise check its synonyms only
+            log.debug("bridges failed on %r: %s", text, exc)
+            return []
+    return pairs
+
+
+def _record(recorder: TurnRecorder, question: str, selection: Selection, seconds: float) -> None:
+    """The selection as a step of the turn's trace, with its model call's tokens and seconds."""
+    refs = ", ".join(w.ref for w in selection.chosen) or "nothing"
+    summary = f"chose {refs} ({selection.how})"
+    if selection.premise is not None:
+        summary += f"; the premise is contradicted by {selection.premise.ref}"
+    summary += "".join(f"; {c.summary()}" for c in selection.calls)
+    recorder.trace.append(TraceEntry(tool="select_lines", input={"question": question}, output_summary=summary,
+                                     duration_ms=seconds * 1000, output=selection.to_dict()))
+
+
+def library_knows(library) -> Callable[[str], bool] | None:
+    """`known(token)`: whether any passage of the library uses the word (a BM25 token); None without an index."""
+    bm25 = getattr(library, "bm25", None)
+    if bm25 is None or not hasattr(bm25, "document_frequency"):
+        return None
+
+    def known(token: str) -> bool:
+        df, n = bm25.document_frequency(token)
+        return df > 0 or n == 0  # an empty index cannot tell
+    return known
+
+
+def with_premise(answer, selection: Selection, docstore, explained: str) -> str:
+    """The answer opened by the premise note (in place, with the line it cites among its citations); returns what
+    the turn explained in its own words, the note included (what memory and follow-ups build on)."""
+    note = selection.lead_text()
+    if not note or answer.status == "failed" or selection.premise is None:
+        return explained
+    from chat.pipeline.checks import window_citations
+
+    answer.answer = f"{note}\n\n{answer.answer}"
+    if not any(c.ref == selection.premise.ref for c in answer.citations):
+        answer.citations = [*window_citations(docstore, [selection.premise.window]), *answer.citations]
+    return f"{note} {explained}".strip()
+
+
+Step = TypeVar("Step")
+_EVIDENCE_LINE = re.compile(r"^\[\d+\] ")
+
+
+def focused(done: list[tuple[Step, ToolResult]], selection: Selection, recorder: TurnRecorder
+            ) -> list[tuple[Step, ToolResult]]:
+    """The planned calls' results as the model reads them, holding only the selected lines (under their turn
+    numbers, in the first result that showed evidence): the model says what those lines say, not what a line
+    that only shares the question's words says. Other lines of the results (a text's header) stay."""
+    if not selection.numbers:
+        return done
+    chosen = sorted((n, w) for n in dict.fromkeys(selection.numbers) if (w := recorder.cited(n)) is not None)
+    out: list[tuple[Step, ToolResult]] = []
+    placed = False
+    for step, result in done:
+        if not result.evidence:
+            out.append((step, result))
+            continue
+        head = "\n".join(line for line in result.text.splitlines() if not _EVIDENCE_LINE.match(line))
+        body = "" if placed else render_evidence(chosen)
+        text = f"{head}\n{body}".strip() or "The lines that answer are in the result above."
+        out.append((step, dataclasses.replace(result, text=text, evidence=[] if placed else chosen)))
+        placed = True
+    if placed:
+        selection.unseen = []  # the model reads them in the results now
+    return out

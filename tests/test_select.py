@@ -1,0 +1,235 @@
+"""Select, then say: the lines that answer are chosen before the model writes; a premise the lines contradict is
+said; follow-up suggestions keep off the question, the answer, the premise and words the library lacks."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from chat.pipeline.followups import generate_followups, usable_followups
+from chat.pipeline.premise import asserted, check_premise, same_premise
+from chat.pipeline.select import _list_items, _spread, parse_picks, select_grammar, select_lines
+from chat.providers.scripted import ScriptedLLM
+from tools.search.shapes import parallel_sections, shape_credit, shape_of
+from tools.search.windows import EvidenceWindow
+from tools.turn import TurnRecorder
+
+from scholar_helpers import scholar_for
+
+
+def window(doc: str, sid: str, segs: list[str], texts: list[str], score: float) -> EvidenceWindow:
+    return EvidenceWindow(doc, sid, "", tuple(segs), tuple(texts), score, segs[0])
+
+
+SIMILE_LIST = window("mn22", "MN 22", ["mn22:3.18"], [
+    "a snake’s head, the Buddha says that sensual pleasures give little gratification and much suffering."], 1.0)
+SIMILE = window("mn22", "MN 22", ["mn22:10.10", "mn22:10.12", "mn22:10.17"], [
+    "Suppose there was a person in need of a cobra. ", "and grasp it by the coil or the tail. ",
+    "In the same way, a futile person memorizes the teaching but does not examine its meaning."], 0.85)
+CAPABLE = window("pli-tv-kd20", "Kd 20", ["pli-tv-kd20:1.3.15", "pli-tv-kd20:1.3.16"], [
+    "“If women were allowed to go forth, would they be capable of realizing the fruit of stream-entry, the fruit of "
+    "once-returning, the fruit of non-returning, and the fruit of perfection?” ", "“Yes, they would.” "], 0.7)
+ALLOW = window("pli-tv-kd20", "Kd 20", ["pli-tv-kd20:1.1.4"], [
+    "“Sir, please allow women to go forth into homelessness on the spiritual path.”"], 0.9)
+
+
+GRAMMARS: list[str | None] = []
+
+
+class GrammarLLM(ScriptedLLM):
+    """The scripted LLM as a provider that holds its output to a grammar (as llama.cpp does), recording each."""
+
+    def with_grammar(self, grammar_fn):
+        GRAMMARS.append(grammar_fn())
+        return self
+
+
+def scripted(replies: list[str]) -> GrammarLLM:
+    GRAMMARS.clear()
+    return GrammarLLM(replies)
+
+
+class FakeCanon:
+    """The seam `select_lines` reads through: a library without the texts' sections, and the turn's recorder."""
+
+    def __init__(self, evidence: list[EvidenceWindow]):
+        self.recorder = TurnRecorder()
+        self.recorder.number(evidence)
+        self.library = SimpleNamespace(evidence=SimpleNamespace(sutta=lambda doc_id: None, weights=None),
+                                       bridges=None)
+
+    def show(self, windows):
+        return self.recorder.number(windows)
+
+
+# ---- choosing the lines --------------------------------------------------------------------------------------
+async def test_a_simile_question_gets_the_lines_that_apply_the_simile_not_a_list_sharing_its_word():
+    canon = FakeCanon([SIMILE_LIST, SIMILE])
+    selection = await select_lines(None, canon, "What does the snake simile mean?")
+    assert selection.chosen[0].seg_ids == SIMILE.seg_ids and selection.how == "scores"
+    assert selection.numbers[0] == 2
+    assert "[2]" in selection.hint(canon.recorder)
+
+
+async def test_the_model_selects_among_numbered_lines_under_a_grammar_and_its_pick_leads():
+    llm = scripted(["1"])
+    canon = FakeCanon([SIMILE, SIMILE_LIST])
+    selection = await select_lines(llm, canon, "Which sensual pleasures are like a snake's head?")
+    assert selection.how == "model" and selection.chosen[0].seg_ids == SIMILE_LIST.seg_ids
+    assert GRAMMARS == [select_grammar(2)]
+    assert "1. (MN 22)" in llm.prompts[0][-1].content and "2. (MN 22)" in llm.prompts[0][-1].content
+    [step] = [e for e in canon.recorder.trace if e.tool == "select_lines"]
+    assert "select:" in step.output_summary and step.output["calls"][0]["reply"] == "1"
+
+
+async def test_none_from_the_model_leaves_the_choice_to_the_scores_and_never_declines():
+    canon = FakeCanon([SIMILE_LIST, SIMILE])
+    selection = await select_lines(scripted(["none"]), canon, "What does the snake simile mean?")
+    assert selection.how == "scores" and selection.chosen and selection.chosen[0].seg_ids == SIMILE.seg_ids
+
+
+async def test_without_a_grammar_the_model_is_not_asked():
+    llm = ScriptedLLM([])  # would raise if called
+    selection = await select_lines(llm, FakeCanon([SIMILE_LIST, SIMILE]), "What does the snake simile mean?")
+    assert selection.how == "scores" and not llm.prompts
+
+
+def test_the_selector_grammar_allows_only_the_numbers_shown_or_none():
+    grammar = select_grammar(3)
+    assert '"none"' in grammar and '"3" | "2" | "1"' in grammar and '"4"' not in grammar
+    assert parse_picks("3,1,3,9", 3) == [3, 1]
+    assert parse_picks("none", 3) == []
+
+
+def test_shapes_credit_the_structure_the_question_asks_for():
+    assert shape_credit(shape_of("What does the simile of the cobra mean?"), SIMILE.text) == 1.0
+    assert shape_credit(shape_of("What does the simile of the cobra mean?"), SIMILE_LIST.text) == 0.0
+    rule = shape_of("Which offense is it for a monk to steal?")
+    assert shape_credit(rule, "If a monk steals, it is an offense entailing expulsion.") == 1.0
+    assert shape_credit(shape_of("Where was the Buddha staying?"), SIMILE.text) == 0.0
+
+
+def test_a_list_set_out_section_by_section_is_found_by_its_parallel_openings():
+    openings = [
+        ("1", "So I have heard. At one time the Buddha was staying near Sāvatthī."),
+        ("3", "Take a mendicant who is focusing on some subject that gives rise to bad thoughts connected with "
+              "desire, hate, and delusion. They should focus on some other subject."),
+        ("4", "Now, suppose that mendicant is focusing on some other subject, but bad thoughts connected with "
+              "desire, hate, and delusion keep coming up. They should examine the drawbacks."),
+        ("5", "Now, suppose that mendicant is examining the drawbacks, but bad thoughts connected with desire, hate, "
+              "and delusion keep coming up. They should ignore them."),
+        ("6", "Now, suppose that mendicant is ignoring those thoughts, but bad thoughts connected with desire, hate, "
+              "and delusion keep coming up. They should stop forming them."),
+        ("8", "That is what the Buddha said. Satisfied, the mendicants approved."),
+    ]
+    assert parallel_sections(openings) == [1, 2, 3, 4]
+    segs = [SimpleNamespace(seg_id=f"mn20:{k}.1", en=text, page=None) for k, text in openings]
+    view = SimpleNamespace(doc=SimpleNamespace(doc_id="mn20", sutta_id="MN 20", title="How to Stop Thinking"),
+                           segments=segs)
+    inside = window("mn20", "MN 20", ["mn20:5.1"], [openings[3][1]], 1.0)
+    items = _list_items(view, [inside])
+    assert [w.seg_ids[0] for w in items] == ["mn20:3.1", "mn20:4.1", "mn20:5.1", "mn20:6.1"]
+    outside = window("mn20", "MN 20", ["mn20:8.1"], [openings[5][1]], 1.0)
+    assert _list_items(view, [outside]) == []  # the evidence is not in the list: no list is offered
+
+
+# ---- premises -----------------------------------------------------------------------------------------------
+def test_the_premise_a_question_takes_for_granted():
+    assert asserted("Why did the Buddha tell Ānanda that women cannot become arahants?") == \
+        "women cannot become arahants"
+    assert asserted("Did the Buddha say that the self exists?") == "the self exists"
+    assert asserted("Why can't women become arahants?") == "can't women become arahants"
+    assert asserted("How did the Buddha cross the flood?") is None
+    assert asserted("Why does Ānanda say MN 18 should be remembered as the Honey-Cake Discourse?") is None
+
+
+async def test_a_contradicted_premise_is_said_with_the_line_and_that_line_is_chosen():
+    canon = FakeCanon([ALLOW, CAPABLE])
+    canon.library.bridges = SimpleNamespace(apply=lambda text: SimpleNamespace(pairs=[(("arahant",), ("perfect",))]))
+    selection = await select_lines(None, canon, "Why did the Buddha tell Ānanda that women cannot become arahants?")
+    premise = selection.premise
+    assert premise is not None and premise.how == "ability" and premise.ref == CAPABLE.ref
+    note = selection.lead_text()
+    assert note.startswith("The texts I have do not say that women cannot become arahants")
+    assert "capable" in note and note.endswith(f"[{CAPABLE.ref}].")
+    assert any(w.overlaps(CAPABLE) for w in selection.chosen)
+    assert "assumes that women cannot become arahants" in selection.hint(canon.recorder)
+
+
+def test_a_premise_the_lines_bear_out_is_left_alone():
+    radiant = window("an1.51", "AN 1.51", ["an1.51:1.1"], ["This mind is radiant, but it is corrupted by "
+                                                            "passing corruptions."], 1.0)
+    assert check_premise("Why did the Buddha say that the mind is radiant?", [radiant]) is None
+    negated = check_premise("Why did the Buddha say that the mind is never corrupted by passing corruptions?",
+                            [radiant])
+    assert negated is not None and negated.how == "negation"
+
+
+async def test_the_answer_opens_with_the_premise_and_no_follow_up_restates_it(base):
+    reply = ("Thought: I can answer.\nAnswer: Anyone who had a malevolent thought would not be following the "
+             "instructions [1].")
+    follow = ("Why would someone with a malevolent thought about the bandits be following the instructions?\n"
+              "What does the Buddha say about the saw?\nWhat should a mendicant do with a malevolent thought?")
+    scholar, _ = scholar_for(base, [reply, follow])
+    answer = await scholar.aask("Why did the Buddha say that someone with a malevolent thought toward the bandits "
+                                "with the saw would be following his instructions?")
+    assert answer.status == "answered"
+    assert answer.answer.startswith("The texts I have do not say that someone with a malevolent thought")
+    assert any(c.sutta_id == "MN 21" for c in answer.citations)
+    assert not any("be following the instructions" in q for q in answer.follow_ups)
+    assert "What should a mendicant do with a malevolent thought?" in answer.follow_ups
+
+
+# ---- follow-ups ---------------------------------------------------------------------------------------------
+def test_follow_ups_never_repeat_the_question_or_the_premise_and_stay_in_the_library():
+    asked = "Why did the Buddha tell Ānanda that women cannot become arahants?"
+    got = usable_followups([
+        "Why did the Buddha tell Ānanda that women cannot become arahants?",
+        "Why does the Buddha say women are incapable of becoming arahants?",
+        "What are women capable of realizing, according to Kd 20?",
+        "How does Avalokiteshvara help women go forth?",
+        "Why did Mahāpajāpati Gotamī ask to go forth?",
+    ], asked=asked, answered="Women are capable of realizing the fruit of perfection.",
+        premise="women cannot become arahants", known=lambda t: not t.startswith("avalokit"))
+    assert got == ["What are women capable of realizing, according to Kd 20?",
+                   "Why did Mahāpajāpati Gotamī ask to go forth?"]
+    assert same_premise("Why can't women become arahants?", "women cannot become arahants")
+
+
+def test_a_follow_up_asking_again_what_was_just_answered_is_dropped_but_a_further_question_is_kept():
+    got = usable_followups(["What is burning?", "Why is the eye burning?"], asked="What is burning?",
+                           answered="The eye is burning, sights are burning.")
+    assert got == ["Why is the eye burning?"]
+
+
+async def test_the_fallback_fills_in_for_model_follow_ups_that_restate_the_premise():
+    llm = ScriptedLLM(["Why are women incapable of becoming arahants?\nWhy can women not become arahants?"])
+    got, source = await generate_followups(llm, "Why did the Buddha say that women cannot become arahants?",
+                                           "Women are capable of perfection.", [], premise="women cannot become "
+                                           "arahants")
+    assert source == "fallback" and got
+    assert not any(same_premise(q, "women cannot become arahants") for q in got)
+
+
+
+def test_a_long_list_is_quoted_over_its_whole_range_not_only_its_start():
+    items = [window("mn61", "MN 61", [f"mn61:{k}.1"], [f"item {k}"], 0.0) for k in range(9, 18)]
+    spread = _spread(items, 5)
+    assert [w.seg_ids[0] for w in spread] == ["mn61:9.1", "mn61:11.1", "mn61:13.1", "mn61:15.1", "mn61:17.1"]
+    assert _spread(items[:3], 5) == items[:3]
+
+
+def test_the_model_reads_only_the_selected_lines_under_their_turn_numbers():
+    from chat.pipeline.select import Selection, focused
+    from tools.function_tools import ToolResult, render_evidence
+
+    recorder = TurnRecorder()
+    recorder.number([SIMILE_LIST, SIMILE, ALLOW])
+    numbered = list(enumerate(recorder.evidence, 1))
+    first = ToolResult("MN 22 (The Simile of the Cobra)\n" + render_evidence(numbered[:2]), [], evidence=numbered[:2])
+    second = ToolResult(render_evidence(numbered[2:]), [], evidence=numbered[2:])
+    selection = Selection(chosen=[SIMILE], numbers=[2], unseen=[2])
+    [(_, a), (_, b)] = focused([("lookup", first), ("search", second)], selection, recorder)
+    assert a.text.splitlines()[0] == "MN 22 (The Simile of the Cobra)"
+    assert "\n[2] MN 22:10.10" in a.text and "[1]" not in a.text and a.evidence == [(2, SIMILE)]
+    assert "[3]" not in b.text and b.evidence == []
+    assert selection.unseen == []  # read in the results, not repeated in the hint
