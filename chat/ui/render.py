@@ -59,7 +59,7 @@ def render_answer(answer: Answer) -> str:
     """The final message: the escaped answer (the pipeline has already marked or replaced its unsupported
     sentences in the text), the flagged sentences listed with their reasons, and a note for abstentions and
     failures."""
-    body = escape_answer(answer.answer.strip())
+    body = answer_markdown(answer.answer.strip(), {c.ref for c in answer.citations})
     parts = []
     if answer.status == "failed":
         parts.append(f"**The language model could not answer.** {escape_answer(answer.error or '')}".strip())
@@ -81,6 +81,48 @@ def render_answer(answer: Answer) -> str:
         refs = " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations))
         parts.append(f"**Passages found:** {refs}")
     return "\n\n".join(parts)
+
+
+# A bracketed group of citations: "[MN 20:1.2–1.3]", "[SN 1.1:1.5; SN 1.1:1.7–1.9]".
+_BRACKETED = re.compile(r"\[([^\[\]\n]+)\]")
+_REF_SEPARATOR = re.compile(r"\s*;\s*")
+
+
+def answer_markdown(text: str, refs: set[str]) -> str:
+    """The answer's own text as Markdown: escaped, each quoted line (`> “…” [ref]`, compose's key lines) a block
+    quote of its own, and the brackets around cited references dropped, since each reference becomes a chip."""
+    blocks: list[str] = []
+    prose: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(">"):
+            if prose:
+                blocks.append("\n".join(prose))
+                prose = []
+            blocks.append("> " + _with_chips(line.lstrip(">").strip(), refs))
+        elif line.strip():
+            prose.append(_with_chips(line, refs))
+        elif prose:
+            blocks.append("\n".join(prose))
+            prose = []
+    if prose:
+        blocks.append("\n".join(prose))
+    return "\n\n".join(blocks)
+
+
+def _with_chips(line: str, refs: set[str]) -> str:
+    """Escape a line, leaving bare the references shown as chips (Chainlit links an element's name; brackets around
+    it would stay on the page as literal brackets)."""
+    out: list[str] = []
+    last = 0
+    for m in _BRACKETED.finditer(line):
+        names = _REF_SEPARATOR.split(m.group(1).strip())
+        if not names or not all(n in refs for n in names):
+            continue
+        out.append(escape_answer(line[last:m.start()]))
+        out.append(" · ".join(escape_answer(n) for n in names))
+        last = m.end()
+    out.append(escape_answer(line[last:]))
+    return "".join(out)
 
 
 def _reason(v: ClaimVerdict) -> str:
