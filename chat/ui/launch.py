@@ -53,6 +53,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     cl_config.ui.description = "A cited assistant for the Pali canon (SuttaCentral, English and Pali)."
     cl_config.ui.cot = "tool_call"
     cl_config.ui.custom_css = "/public/scholar.css"
+    cl_config.ui.custom_js = "/public/scholar.js"  # the panel on phones, reading on inside the panel
     cl_config.features.unsafe_allow_html = False
     cl_config.features.latex = False
     cl_config.features.edit_message = False  # an edited question would fork the chat's memory
