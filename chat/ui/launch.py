@@ -44,6 +44,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     from chat.ui.history import build_data_layer, ensure_user, mount_file_route
     from chat.ui.logins import LoginGuard, logout_handler
     from chat.ui.logins import install as install_login_guard
+    from chat.ui.reader import mount_read_route
 
     # A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
     runtime = runtime or Runtime(settings, llm_retry_after_s=0)
@@ -85,6 +86,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         cl_config.code.password_auth_callback = None
 
     mount_file_route(server_app, storage, settings.resolved_chat_db)
+    mount_read_route(server_app, runtime)
     mount_api(server_app, runtime)
     restrict_origins(server_app, settings.chat_allowed_origins)
     bound_slow_clients(settings.api_read_timeout)

@@ -190,10 +190,11 @@ def trace_json(answer: Answer, question: str) -> bytes:
 
 
 def passage_markdown(citation: Citation, *, title: str, collection: str, rows: list[tuple[str, str, str, bool]],
-                     note: str = "") -> str:
+                     note: str = "", links: list[str] | None = None) -> str:
     """Side panel for one citation: heading, then segment | English | Pali with the cited rows highlighted.
 
     rows: (segment ref, English, Pali, cited?) in reading order, already cut to the context window.
+    links: Markdown lines of links built from IDs (chat/ui/reader.panel_links), shown under the heading as they are.
     """
     head = [f"### {escape_corpus(citation.ref)} — {escape_corpus(title or citation.title or '')}".rstrip(" —")]
     translated = f"translated by {translator_name(citation.translator)}" if citation.translator else ""
@@ -202,6 +203,7 @@ def passage_markdown(citation: Citation, *, title: str, collection: str, rows: l
         head.append(" · ".join(escape_corpus(m) for m in dict.fromkeys(meta)))
     if note:
         head.append(f"*{escape_corpus(note)}*")
+    head.extend(links or [])
     if not rows:
         body = [escape_corpus(citation.excerpt or "(no text stored for this passage)")]
         if citation.pali:
