@@ -2,9 +2,9 @@
 
 Deterministic, before any retrieval. A question leans on the conversation when it points back (a pronoun or "that
 discourse": "To whom was it taught?"), is elliptical ("And what do those in turn fulfil?"), or has no subject of its
-own ("Who was listening?"); it opens a new subject when it names a sutta (by ID or title) or has words of its own
-and points back at nothing. What it leans on is the last *answered* turn: a declined or failed turn gives no scope,
-so a question after it is taken on its own.
+own ("Who was listening?"); it opens a new subject when the reader says so ("Different topic: …", "New question:
+…"), when it names a sutta (by ID or title) or has words of its own and points back at nothing. What it leans on
+is the last *answered* turn: a declined or failed turn gives no scope, so a question after it is taken on its own.
 
 A follow-up is answered within that turn's suttas first: each is read for the lines that answer the question (its
 opening too when the question asks who, to whom or where — the setting names the listeners). When the question
@@ -49,6 +49,15 @@ _NOT_POINTERS = re.compile(
     r"\b(?:these|those|the)\s+(?:texts|suttas|discourses|scriptures|teachings|books|collections|canon)\b"
     r"|\b(?:is|are|was|were|do|does|did)\s+there\b|\bthere\s+(?:is|are|was|were)\b"
 )
+# The reader says a new subject starts: "Different topic: …", "New question — …", "Unrelated: …", "On another note, …".
+_NEW_SUBJECT = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|now|and|so|right|well)[\s,]+)?"
+    r"(?P<cue>(?:(?:on|with|to|for)\s+)?(?:an?\s+|one\s+more\s+)?"
+    r"(?:different|new|separate|unrelated|other|another|fresh)\s+(?:topic|subject|question|matter|thing|note)s?"
+    r"|unrelated(?:\s+question)?|change\s+of\s+(?:topic|subject)|chang(?:e|ing)\s+(?:the\s+)?(?:topic|subject)"
+    r"|something\s+(?:else|different))"
+    r"\s*(?:[:;,.!?—–-]|now\b)"
+)
 _ELLIPSIS = re.compile(r"^(?:and|but|so|then|also|what about|how about|why not|how so|in what way)\b")
 # "Does the Long Discourses have the same instruction?", "Is it also in the Majjhima?": the last subject, elsewhere.
 _PARALLEL = re.compile(r"\b(?:the same|same (?:thing|instruction|teaching|passage|simile|idea|list|words)|say so too|"
@@ -90,6 +99,12 @@ class Resolution:
         return f"{head}: {self.reason}{scope}"
 
 
+def new_subject_cue(question: str) -> str | None:
+    """The words with which the reader says the question opens a new subject, or None."""
+    m = _NEW_SUBJECT.match(fold(question))
+    return m.group("cue").strip() if m else None
+
+
 def leans_on_conversation(question: str) -> str | None:
     """Why the question points back at the conversation, or None when it stands on its own words."""
     folded = fold(question).strip()
@@ -116,6 +131,9 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
         if not turns:
             return Resolution("first", "no earlier turn in this conversation"), plan
         return Resolution("new", "no earlier turn was answered, so the question is taken on its own"), plan
+
+    if cue := new_subject_cue(analysis.text):
+        return Resolution("new", f"it says so ({cue!r})"), make_plan(analysis, mode=mode)
 
     named = [n.sutta_id for n in analysis.named]
     if named:
