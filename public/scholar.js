@@ -18,6 +18,7 @@
     if (!target) return;
     if (target.closest("a.element-link")) {
       lastChipClick = Date.now();
+      document.body.setAttribute("data-scholar-chip", "");
       return;
     }
     var link = target.closest("#side-view-content a[href]");
@@ -99,14 +100,33 @@
     root.removeAttribute("data-scholar-title");
   }
 
-  // A panel that appeared without a chip being clicked was opened by Chainlit itself.
+  // A panel that appeared without a chip being clicked was opened by Chainlit itself. On a phone it is closed at
+  // once (scholar.css keeps it from being painted meanwhile): through the sheet's own close button, which works as
+  // soon as React has committed it; Escape, a moment later, is the fallback.
+  function closeSheet() {
+    var content = document.getElementById("side-view-content");
+    var dialog = content && content.closest("[role=dialog]");
+    if (!dialog) return;
+    var buttons = dialog.querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++) {
+      if (buttons[i].textContent.trim() === "Close") {
+        buttons[i].click();
+        return;
+      }
+    }
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", code: "Escape", bubbles: true }));
+  }
+
   var wasOpen = false;
   new MutationObserver(function () {
     var open = !!document.getElementById("side-view-content");
     if (open && !wasOpen && window.innerWidth < NARROW && Date.now() - lastChipClick > 1500) {
-      document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", code: "Escape", bubbles: true }));
-      document.body.setAttribute("data-scholar-closed-panel", String(Date.now()));
+      closeSheet();
+      setTimeout(function () {
+        if (document.getElementById("side-view-content") && Date.now() - lastChipClick > 1500) closeSheet();
+      }, 150);
     }
+    if (!open && wasOpen) document.body.removeAttribute("data-scholar-chip");
     wasOpen = open;
   }).observe(document.documentElement, { childList: true, subtree: true });
 })();

@@ -35,8 +35,14 @@ OVERFLOWING = """() => {
         const style = getComputedStyle(el);
         if (!["auto", "scroll"].includes(style.overflowX) || el.clientWidth === 0) continue;
         if (el.closest("pre, code, [role=dialog] [data-radix-scroll-area-viewport]")) continue;
-        if (el.scrollWidth > el.clientWidth + 1)
-            out.push((el.id || el.className.toString().slice(0, 60)) + " " + el.scrollWidth + " > " + el.clientWidth);
+        if (el.scrollWidth > el.clientWidth + 1) {
+            const edge = el.getBoundingClientRect().right;
+            const wide = [...el.querySelectorAll("*")].filter(c => c.getBoundingClientRect().right > edge + 1)
+                .slice(0, 3).map(c => c.tagName + "." + c.className.toString().slice(0, 80) + " "
+                                      + (c.innerText || "").slice(0, 40));
+            out.push((el.id || el.className.toString().slice(0, 60)) + " " + el.scrollWidth + " > " + el.clientWidth
+                     + " by " + wide.join(" | "));
+        }
     }
     return out;
 }"""
