@@ -272,6 +272,7 @@ def test_the_desk_at_390_px(desk_url):
         assert english and pali and pali["y"] >= english["y"] + english["height"] - 1
         assert english["width"] > 250
         assert not page.evaluate(OVERFLOWING)
+        page.wait_for_timeout(800)  # the sheet's slide-in, for the picture
         page.screenshot(path=str(ARTIFACTS / "desk-390-panel.png"))
 
         panel.get_by_role("link", name="Bhikkhu Soma").click()
