@@ -153,6 +153,7 @@ def test_the_desk_at_1400_px(desk_url):
         page.locator(STARTER).wait_for(timeout=120_000)
         expect(page.locator('img[src*="/logo"]').first).to_be_visible()
         assert "Canon Scholar" in page.title()
+        page.screenshot(path=str(ARTIFACTS / "desk-1400-landing.png"))
 
         ask(page, FIRST)
         _wait_answer(page, 1)
