@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from corpus import write_canon_corpus
 from e2e.test_chat_browser import ANSWER, ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, STARTER
 from e2e.test_chat_browser import _ask as ask
+
+from corpus import write_canon_corpus
 from local_server import free_port, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
