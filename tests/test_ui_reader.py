@@ -125,6 +125,16 @@ def test_the_side_panel_links_read_on_from_the_passage_it_shows(lib):
 def test_panel_links_offer_no_previous_at_the_opening_and_no_next_at_the_end(lib):
     lines = [s.seg_id for s in lib.docstore.segments("mn10") if s.seg_id]
     opening = " ".join(panel_links(lib, "mn10", lines[0], lines[1], (lines[0], lines[0])))
-    assert "Previous" not in opening and "Next ▶" in opening
+    assert "Previous" not in opening and "Next ▶" in opening and "◀ MN" not in opening  # MN 10 opens the book here
     ending = " ".join(panel_links(lib, "mn10", lines[-2], lines[-1], (lines[-1], lines[-1])))
     assert "Previous" in ending and "Next ▶" not in ending
+    assert "[MN 21 ▶](/scholar-read/mn21?translator=sujato)" in ending  # the next text of the book instead
+
+
+def test_at_the_end_of_a_text_the_next_text_of_its_book_is_offered(lib):
+    whole = reading(lib, "mn10", whole=True)
+    assert whole.next_at is None and whole.next_text == "mn21" and whole.prev_text is None
+    page = reading_html(whole, page=False)
+    assert re.search(r'<a href="/scholar-read/mn21\?translator=sujato">MN 21 ▶</a>', page)
+    opening = reading_html(reading(lib, "mn21", span=2), page=False)
+    assert re.search(r'<a href="/scholar-read/mn10\?translator=sujato">◀ MN 10</a>', opening)

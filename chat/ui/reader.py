@@ -52,6 +52,8 @@ class Reading:
     mark: str | None  # the cited lines, `first~last`, kept marked while reading on
     source_uid: str  # SuttaCentral's uid of the file the text is in (`dhp1-20` for Dhp 5)
     parallels: list[ParallelText] = field(default_factory=list)
+    prev_text: str | None = None  # the text before this one in its book (`dhp4` before `dhp5`), read at its edge
+    next_text: str | None = None
 
     @property
     def span_ref(self) -> str:
@@ -119,6 +121,7 @@ def reading(library, uid: str, *, translator: str | None = None, at: str | None 
         next_at=segments[shown[-1] + 1].seg_id if shown[-1] + 1 < len(segments) else None,
         mark=mark if marked is not None else None, source_uid=source_uid(doc.source_path, base.doc_id),
         parallels=parallels_of(library, base.doc_id),
+        prev_text=library.catalog.neighbour(base.doc_id, -1), next_text=library.catalog.neighbour(base.doc_id, 1),
     )
 
 
@@ -158,8 +161,12 @@ def panel_links(library, doc_id: str, first: str, last: str, cited: tuple[str, s
     nav = []
     if before:
         nav.append(f"[◀ Previous]({read_url(uid, translator=translator, at=segments[before[-1]].seg_id, mark=mark)})")
+    elif (prev_text := library.catalog.neighbour(uid, -1)) is not None:
+        nav.append(f"[◀ {segment_ref(prev_text)}]({read_url(prev_text, translator=translator)})")
     if hi + 1 < len(segments):
         nav.append(f"[Next ▶]({read_url(uid, translator=translator, at=segments[hi + 1].seg_id, mark=mark)})")
+    elif (next_text := library.catalog.neighbour(uid, 1)) is not None:
+        nav.append(f"[{segment_ref(next_text)} ▶]({read_url(next_text, translator=translator)})")
     nav.append(f"[Whole text]({read_url(uid, translator=translator, whole=True, mark=mark)})")
     if translator:
         nav.append(f"[On SuttaCentral ↗]({suttacentral_url(source_uid(doc.source_path, uid), translator, cited[0])})")
@@ -204,6 +211,9 @@ def reading_html(r: Reading, *, view: str = "", page: bool = True) -> str:
         if r.next_at is not None and r.rows:
             parts.append(_nav([_link(read_url(r.uid, translator=r.translator, at=r.next_at, mark=r.mark),
                                      "Next ▶")]))
+        elif r.next_text is not None:
+            parts.append(_nav([_link(read_url(r.next_text, translator=r.translator),
+                                     f"{segment_ref(r.next_text)} ▶")]))
     if not page:
         parts.append('<p><a href="#" data-scholar-back>Back to the cited passage</a></p>')
     parts.append("</div>")
@@ -221,8 +231,12 @@ def _reading_nav(r: Reading) -> str:
     links = []
     if r.prev_at is not None:
         links.append(_link(read_url(r.uid, translator=r.translator, at=r.prev_at, mark=r.mark), "◀ Previous"))
+    elif r.prev_text is not None:  # at the opening: the text before, in its book
+        links.append(_link(read_url(r.prev_text, translator=r.translator), f"◀ {segment_ref(r.prev_text)}"))
     if r.next_at is not None:
         links.append(_link(read_url(r.uid, translator=r.translator, at=r.next_at, mark=r.mark), "Next ▶"))
+    elif r.next_text is not None:
+        links.append(_link(read_url(r.next_text, translator=r.translator), f"{segment_ref(r.next_text)} ▶"))
     if not r.whole:
         links.append(_link(read_url(r.uid, translator=r.translator, whole=True, mark=r.mark), "Whole text"))
     if r.translator and r.rows:
