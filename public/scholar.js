@@ -11,14 +11,12 @@
   "use strict";
   var NARROW = 768; // Chainlit's own phone breakpoint: below it the panel is a sheet over the chat
   var READ = "/scholar-read/";
-  var lastChipClick = 0;
 
   document.addEventListener("click", function (event) {
     var target = event.target instanceof Element ? event.target : null;
     if (!target) return;
     if (target.closest("a.element-link")) {
-      lastChipClick = Date.now();
-      document.body.setAttribute("data-scholar-chip", "");
+      if (window.innerWidth < NARROW) document.body.setAttribute("data-scholar-chip", "");
       return;
     }
     var link = target.closest("#side-view-content a[href]");
@@ -117,16 +115,26 @@
     document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", code: "Escape", bubbles: true }));
   }
 
+  // Radix keeps a closing sheet in the page while it slides out, and Chainlit reopens it for every passage of an
+  // answer as it arrives: what counts is the sheet's state, open or closed, and whether a chip opened it.
+  function sheetOpen() {
+    var content = document.getElementById("side-view-content");
+    var dialog = content && content.closest("[role=dialog]");
+    return !!dialog && dialog.getAttribute("data-state") === "open";
+  }
+
   var wasOpen = false;
   new MutationObserver(function () {
-    var open = !!document.getElementById("side-view-content");
-    if (open && !wasOpen && window.innerWidth < NARROW && Date.now() - lastChipClick > 1500) {
+    var open = sheetOpen();
+    if (open && window.innerWidth < NARROW && !document.body.hasAttribute("data-scholar-chip")) {
       closeSheet();
       setTimeout(function () {
-        if (document.getElementById("side-view-content") && Date.now() - lastChipClick > 1500) closeSheet();
+        if (sheetOpen() && !document.body.hasAttribute("data-scholar-chip")) closeSheet();
       }, 150);
+      open = false;
     }
-    if (!open && wasOpen) document.body.removeAttribute("data-scholar-chip");
+    if (wasOpen && !open) document.body.removeAttribute("data-scholar-chip");
     wasOpen = open;
-  }).observe(document.documentElement, { childList: true, subtree: true });
+  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true,
+                                           attributeFilter: ["data-state"] });
 })();
