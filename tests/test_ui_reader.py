@@ -138,3 +138,28 @@ def test_at_the_end_of_a_text_the_next_text_of_its_book_is_offered(lib):
     assert re.search(r'<a href="/scholar-read/mn21\?translator=sujato">MN 21 ▶</a>', page)
     opening = reading_html(reading(lib, "mn21", span=2), page=False)
     assert re.search(r'<a href="/scholar-read/mn10\?translator=sujato">◀ MN 10</a>', opening)
+
+
+def test_the_read_route_serves_a_page_or_the_panels_fragment_to_a_logged_in_reader(lib):
+    from types import SimpleNamespace
+
+    from chainlit.auth import get_current_user
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from chat.ui.reader import mount_read_route
+
+    app = FastAPI()
+    mount_read_route(app, SimpleNamespace(library=lambda: lib))
+    client = TestClient(app)
+    assert client.get("/scholar-read/mn10").status_code == 401  # no login, no reading
+
+    app.dependency_overrides[get_current_user] = lambda: SimpleNamespace(id="user-1", identifier="reader")
+    page = client.get("/scholar-read/thig1.1", params={"translator": "soma", "at": "thig1.1:1.1"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.text.startswith("<!doctype html>") and "Sleep with ease, Elder" in page.text
+    fragment = client.get("/scholar-read/thig1.1", params={"part": "panel", "view": "parallels"})
+    assert fragment.text.startswith('<div class="scholar-read" data-title="Parallels of Thig 1.1">')
+    assert "data-scholar-back" in fragment.text
+    assert client.get("/scholar-read/mn999").status_code == 404
+    assert client.get("/scholar-read/mn10", params={"at": "mn10:99.9"}).status_code == 404
