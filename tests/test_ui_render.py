@@ -9,6 +9,7 @@ import pytest
 
 from chat.pipeline.answer import Answer, Citation, TraceStep
 from chat.ui.render import (
+    AnswerStream,
     answer_markdown,
     check_input,
     escape_answer,
@@ -157,3 +158,12 @@ def test_quoted_key_lines_are_block_quotes_of_their_own_and_chips_lose_their_bra
 
 def test_answer_markdown_keeps_hostile_text_inert():
     _no_live_markup(answer_markdown(HOSTILE + " [SN 1.1:1.1]", {"SN 1.1:1.1"}))
+
+
+def test_a_streamed_quote_is_a_block_quote_already_and_the_rest_stays_inert():
+    text = "> “All is burning.” [SN 35.28:1.3]\n> “The eye is burning.”\nSo a > b, and <img src=x> [go](y)."
+    whole = AnswerStream().feed(text)
+    assert whole.startswith("> “All is burning.” \\[SN 35.28:1.3\\]\n\n> “The eye is burning.”\n\nSo a \\> b")
+    _no_live_markup(whole)
+    stream = AnswerStream()  # split anywhere, the same text
+    assert "".join(stream.feed(text[i:i + 2]) for i in range(0, len(text), 2)) == whole

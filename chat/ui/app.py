@@ -23,6 +23,7 @@ from chat.runtime import Runtime
 from chat.sessions import memory_key
 from chat.ui.launch import ASSISTANT, start
 from chat.ui.render import (
+    AnswerStream,
     check_input,
     escape_answer,
     follow_up_label,
@@ -128,13 +129,14 @@ async def answer_question(question: str) -> None:
 
     parent = cl.context.current_step
     reply = cl.Message(content="", author=ASSISTANT)
+    stream = AnswerStream()
     steps: dict[str, cl.Step] = {}
     shown: Answer | None = None
     final: Answer | None = None
     try:
         async for event in scholar.astream(question.strip(), session_id=_memory_key()):
             if isinstance(event, TokenEvent):
-                await reply.stream_token(escape_answer(event.text))
+                await reply.stream_token(stream.feed(event.text))
             elif isinstance(event, StepEvent):
                 await _show_step(event, steps, parent.id if parent else None)
             elif isinstance(event, AnswerEvent):  # the reader reads it while the follow-ups are written

@@ -30,6 +30,26 @@ def escape_answer(text: str) -> str:
     return text.translate(_ANSWER_ESCAPES)
 
 
+class AnswerStream:
+    """escape_answer for an answer arriving token by token, which also lets a quoted line (`> “…”`) be a block quote
+    while it streams, as render_answer will show it: a `>` that opens a line stays, and each line break is a
+    paragraph break, so that a second quote does not run on from the first."""
+
+    def __init__(self) -> None:
+        self._line_start = True
+
+    def feed(self, token: str) -> str:
+        out = []
+        for ch in token:
+            if ch == "\n":
+                out.append("\n\n")
+                self._line_start = True
+                continue
+            out.append(">" if ch == ">" and self._line_start else escape_answer(ch))
+            self._line_start = self._line_start and ch in " \t"
+        return "".join(out)
+
+
 def escape_corpus(text: str) -> str:
     return _CORPUS_SPECIALS.sub(r"\\\1", " ".join(text.split()))
 
