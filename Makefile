@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium postgresql
 STAMP := $(VENV)/.installed
 
 .PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench probe clean-index lock
@@ -16,7 +16,7 @@ run: setup index model chat
 
 setup: system-deps $(STAMP)
 
-# Debian packages for OCR (ocrmypdf) and the browser test; installed only where missing.
+# Debian packages for OCR (ocrmypdf), the browser test and the PostgreSQL tests; installed only where missing.
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

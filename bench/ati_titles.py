@@ -28,7 +28,7 @@ from indexing.pali_index import nasal
 from indexing.settings import ScholarSettings
 from indexing.text import fold
 from tools.library import Library
-from tools.names import resolve_name
+from tools.search.names import resolve_name
 
 # a title and the translators listed after it, never reaching past the next title (some titles list none)
 _ENTRY = re.compile(r"<span class='sutta_title'>(?P<title>(?:(?!</span>).)*)</span>(?:(?!class='sutta_title').)*?"

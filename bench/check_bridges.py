@@ -19,7 +19,7 @@ from pathlib import Path
 from indexing.pali_index import nasal
 from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
-from tools.bridges import BRIDGES_FILE, NATIVE_MIN_CHUNKS, load_bridges
+from tools.search.bridges import BRIDGES_FILE, NATIVE_MIN_CHUNKS, load_bridges
 
 
 def main() -> int:

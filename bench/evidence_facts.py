@@ -17,12 +17,12 @@ from pathlib import Path
 
 from chat.evals.answers import _fold
 from chat.pipeline.compose import key_windows, quote_text
-from chat.pipeline.resolve import resolve
+from chat.pipeline.conversation import resolve
 from chat.pipeline.scholar import QA_BUDGET, _run_step
 from indexing.settings import ScholarSettings
 from tools.function_tools import CanonTools
 from tools.library import Library
-from tools.query import analyse_query
+from tools.search.query import analyse_query
 from tools.turn import TurnRecorder
 
 DEPTHS = (1, 2, 3, 4)

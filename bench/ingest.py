@@ -41,7 +41,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from indexing import pipeline
+from indexing import embeddings, pipeline
 from indexing.cards import cards_dir, load_cards
 from indexing.embeddings import build_embed_model, embed_model_name
 from indexing.settings import ScholarSettings
@@ -130,8 +130,8 @@ def _ingest_run(base: ScholarSettings, workdir: Path, name: str, roots: list[Pat
 
 def _embed_run(model, chunk_groups: list[list[str]], card_texts: list[str]) -> dict:
     load_before = _load()
-    chunks_wall, chunks_cpu = _timed(lambda: [pipeline.embed_texts(model, g) for g in chunk_groups])
-    cards_wall, cards_cpu = _timed(lambda: pipeline.embed_texts(model, card_texts) if card_texts else None)
+    chunks_wall, chunks_cpu = _timed(lambda: [embeddings.embed_texts(model, g) for g in chunk_groups])
+    cards_wall, cards_cpu = _timed(lambda: embeddings.embed_texts(model, card_texts) if card_texts else None)
     return {"chunks_wall": chunks_wall, "chunks_cpu": chunks_cpu, "cards_wall": cards_wall, "cards_cpu": cards_cpu,
             "wall": chunks_wall + cards_wall, "cpu": chunks_cpu + cards_cpu,
             "load_before": load_before, "load_after": _load()}
@@ -196,14 +196,14 @@ def main() -> int:
     try:
         t0 = time.perf_counter()
         model = build_embed_model(base)
-        pipeline.embed_texts(model, ["warm-up text for the encoder"] * base.embed_batch_size)
+        embeddings.embed_texts(model, ["warm-up text for the encoder"] * base.embed_batch_size)
         load_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         import chromadb  # noqa: F401  (start-up, like the model's loading: paid once per process)
         import_s = time.perf_counter() - t0
 
         null = NullEmbedding(model_name="null", embed_batch_size=base.embed_batch_size,
-                             dim=len(pipeline.embed_texts(model, ["x"])[0]))
+                             dim=len(embeddings.embed_texts(model, ["x"])[0]))
         null_run = _ingest_run(base, workdir, "null", roots, null)
 
         groups: list[list[str]] = []

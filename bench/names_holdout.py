@@ -18,10 +18,10 @@ from collections import defaultdict
 
 from indexing.settings import ScholarSettings
 from indexing.text import fold
-from tools.aliases import AliasIndex
-from tools.cards import CardIndex
 from tools.library import Library
-from tools.names import NameMatcher
+from tools.search.aliases import AliasIndex
+from tools.search.cards import CardIndex
+from tools.search.names import NameMatcher
 
 
 def main(out_path: str | None = None) -> dict:

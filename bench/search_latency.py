@@ -17,7 +17,7 @@ import time
 
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.retriever import search
+from tools.search.retriever import search
 
 
 def _pct(values: list[float], p: float) -> float:

@@ -12,7 +12,7 @@ the translation's words vs. readers' words). Per-file figures of the final point
 only the named settings, the others held at their configured values (the whole grid is ~1,300 points). Among
 points that score the same, the first in grid order wins: each list starts with the mechanism off.
 
-Search is the real `tools.retriever.search` on the configured index (SCHOLAR_INDEX_DIR); only the settings
+Search is the real `tools.search.retriever.search` on the configured index (SCHOLAR_INDEX_DIR); only the settings
 change between grid points, and query vectors are cached, so a point costs a few milliseconds a question.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.retriever import search
+from tools.search.retriever import search
 
 GRID = {
     "dense_weight": [0.0, 0.1, 0.25],

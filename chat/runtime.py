@@ -85,10 +85,11 @@ class Runtime:
             from chat.pipeline.scholar import Scholar
             from chat.private import private_file
 
-            try:  # made here, 0600, before the memory store's driver would create it world-readable
-                private_file(self.settings.resolved_memory_db)
-            except OSError as exc:  # a read-only place: turns without a session still work
-                log.warning("conversation memory at %s: %s", self.settings.resolved_memory_db, exc)
+            if not self.settings.database_url:
+                try:  # made here, 0600, before the memory store's driver would create it world-readable
+                    private_file(self.settings.resolved_memory_db)
+                except OSError as exc:  # a read-only place: turns without a session still work
+                    log.warning("conversation memory at %s: %s", self.settings.resolved_memory_db, exc)
 
             self._scholar = Scholar(self.settings, library, llm)
             self.llm_name, self.llm_error, self._llm_failed_at = _describe(llm), None, None

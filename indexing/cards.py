@@ -33,12 +33,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexing.embeddings import embed_model_name
+from indexing.embeddings import embed_model_name, embed_texts  # the same longest-first batching as chunks
 from indexing.settings import ScholarSettings
 from indexing.stores.bm25_store import TOKENIZER_ID, BM25Store
 from indexing.stores.chroma_store import ChromaStore
 from indexing.stores.docstore import DocStore, DocumentRecord, SegmentRecord
-from indexing.text import fold
+from indexing.text import fold, split_at_stops
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -94,7 +94,7 @@ class SuttaCard:
         names = [n for n in (self.title, self.title_pali) if n]
         if self.title:
             return "; ".join(names)
-        first = re.split(r"(?<=[.?!;:—])\s", self.opening, maxsplit=1)[0] if self.opening else ""
+        first = split_at_stops(self.opening, ".?!;:—", maxsplit=1)[0] if self.opening else ""
         return "; ".join([first[:200], *names]) if first else self.sutta_id
 
     def bm25_text(self) -> str:
@@ -278,7 +278,6 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     """Bring the cards in line with the docstore: embed new and changed cards only, drop those of removed
     documents, rebuild the card BM25 when anything changed. Idempotent. When no document changed and the name
     tables and the embedding model are as last time, it only checks that the stores are complete."""
-    from indexing.pipeline import embed_texts  # the same longest-first batching as chunks
 
     started = time.perf_counter()
     report = CardReport()

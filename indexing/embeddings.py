@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from indexing.errors import IndexingError
 from indexing.settings import ScholarSettings
@@ -57,3 +58,22 @@ def build_embed_model(settings: ScholarSettings) -> BaseEmbedding:
         )
     except Exception as exc:  # torch/transformers raise many types; one message for the user
         raise IndexingError(f"could not load the embedding model at {path}: {exc}") from exc
+
+
+def embed_texts(
+    model: BaseEmbedding, texts: list[str], on_batch: Callable[[int], None] | None = None
+) -> list[list[float]]:
+    """Embed in the model's batch size, longest texts first: a batch of similar lengths wastes little on padding.
+    Vectors come back in the order of `texts`."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    size = max(1, getattr(model, "embed_batch_size", 64) or 64)
+    vectors: list[list[float] | None] = [None] * len(texts)
+    for start in range(0, len(order), size):
+        batch = order[start : start + size]
+        for i, vector in zip(batch, model.get_text_embedding_batch([texts[i] for i in batch])):
+            vectors[i] = vector
+        if on_batch:
+            on_batch(len(batch))
+    if None in vectors:
+        raise IndexingError(f"the embedding model returned {vectors.count(None)} vectors too few")
+    return cast(list[list[float]], vectors)

@@ -8,3 +8,8 @@ class SourceError(IndexingError):
 
 class IndexNotBuiltError(IndexingError):
     """The index directory has no docstore yet: run `scholar ingest`."""
+
+
+class SettingsInvalidError(IndexingError):
+    """A setting (environment variable or .env line) has a value the program cannot use; the message names each
+    variable at fault and the form it takes, one line each."""

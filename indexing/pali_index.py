@@ -2,7 +2,7 @@
 "kiṁsuka", "lahuparivatta") finds the passage whose aligned root text holds it, whatever the English says.
 
 Pali inflects and compounds, so tokens are kept whole (folded, no English stemming, no stopwords) and the query
-side matches a reader's word against the vocabulary by stem (`tools.bridges`): `jhana` finds `jhānaṁ`, `jhānāni`.
+side matches a reader's word against the vocabulary by stem (`tools.search.bridges`): `jhana` finds `jhānaṁ`, `jhānāni`.
 Rebuilt whole with the English BM25, from the chunks in the docstore.
 """
 

@@ -15,14 +15,15 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
 from indexing.cards import refresh_cards
 from indexing.chunking import chunk_document
-from indexing.embeddings import build_embed_model, embed_model_name
+from indexing.embeddings import build_embed_model, embed_model_name, embed_texts
 from indexing.errors import IndexingError, SourceError
+from indexing.lock import ingest_lock
 from indexing.models import Chunk, SourceDocument
 from indexing.pali_index import needs_rebuild as pali_needs_rebuild
 from indexing.pali_index import rebuild_pali_index
@@ -107,6 +108,21 @@ def ingest(
     embed_model: BaseEmbedding | None = None,
     indexes: Indexes | None = None,
     progress: bool = True,
+    wait: bool = False,
+) -> IngestReport:
+    """Bring the index up to date with `paths` (default: the configured corpus). Another run on the same index
+    directory makes this one raise IngestRunningError, or with `wait` start once the other has finished."""
+    with ingest_lock(settings.index_dir, wait=wait):
+        return _ingest(settings, paths, embed_model=embed_model, indexes=indexes, progress=progress)
+
+
+def _ingest(
+    settings: ScholarSettings,
+    paths: list[Path] | None,
+    *,
+    embed_model: BaseEmbedding | None,
+    indexes: Indexes | None,
+    progress: bool,
 ) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
@@ -185,25 +201,6 @@ def ingest(
     store.set_info("last_ingest", {"at": now(), "summary": report.summary()})
     log.info("ingest: %s", report.summary())
     return report
-
-
-def embed_texts(
-    model: BaseEmbedding, texts: list[str], on_batch: Callable[[int], None] | None = None
-) -> list[list[float]]:
-    """Embed in the model's batch size, longest texts first: a batch of similar lengths wastes little on padding.
-    Vectors come back in the order of `texts`."""
-    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-    size = max(1, getattr(model, "embed_batch_size", 64) or 64)
-    vectors: list[list[float] | None] = [None] * len(texts)
-    for start in range(0, len(order), size):
-        batch = order[start : start + size]
-        for i, vector in zip(batch, model.get_text_embedding_batch([texts[i] for i in batch])):
-            vectors[i] = vector
-        if on_batch:
-            on_batch(len(batch))
-    if None in vectors:
-        raise IndexingError(f"the embedding model returned {vectors.count(None)} vectors too few")
-    return cast(list[list[float]], vectors)
 
 
 def _skip(indexes: Indexes, report: IngestReport, key: str, digest: str, reason: str) -> None:

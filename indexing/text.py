@@ -1,9 +1,17 @@
-"""Text normalisation shared by indexing and query time: the same folding on both sides or BM25 misses."""
+"""Text normalisation shared by indexing and query time: the same folding on both sides or BM25 misses.
+
+The lowest layer of the language home (`tools/language` builds on it): folding, the BM25 tokenizer and its light
+stemmer, and the English word lists of `data/english.toml`, which indexing reads for its stopwords.
+"""
 
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
 import unicodedata
+from pathlib import Path
+from typing import Any
 
 # Pali transliteration marks that NFKD does not take apart into base + combining mark.
 # SuttaCentral's blurbs write ī as a dotless ı with a combining macron ("Yodhājı̄va"), which NFKD leaves dotless
@@ -11,13 +19,27 @@ _EXTRA_FOLD = str.maketrans({"ṁ": "m", "ṃ": "m", "Ṁ": "M", "Ṃ": "M", "ı
                              "”": '"'})
 _TOKEN = re.compile(r"[a-z0-9]+")
 
+ENGLISH_FILE = Path(__file__).parent / "data" / "english.toml"
+
+
+@functools.cache
+def _english() -> dict[str, Any]:
+    with ENGLISH_FILE.open("rb") as f:
+        return tomllib.load(f)
+
+
+def english_words(name: str) -> tuple[str, ...]:
+    """The word list `name` of data/english.toml, in its order."""
+    return tuple(_english()[name].split())
+
+
+def english_pattern(name: str) -> str:
+    """The regular expression `name` of data/english.toml's [patterns], its pieces joined."""
+    return "".join(_english()["patterns"][name])
+
+
 # Plain English function words; Pali words are never removed or stemmed (see `tokenize`).
-STOPWORDS = frozenset(
-    """a an and are as at be been but by do does did for from had has have he her him his how i if in into is it its
-    me my not of on or our she so than that the their them then there these they this those to was we were what when
-    where which who whom why will with would you your yes about does tell say says said discourse sutta
-    buddha""".split()
-)
+STOPWORDS = frozenset(english_words("stopwords"))
 
 
 def fold(text: str) -> str:
@@ -27,7 +49,7 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
-def _light_stem(token: str) -> str:
+def light_stem(token: str) -> str:
     # A conservative English plural/verb strip; Pali words mostly end in vowels or -ṁ and are left alone.
     if len(token) > 4 and token.endswith("ies"):
         return token[:-3] + "y"
@@ -40,11 +62,17 @@ def _light_stem(token: str) -> str:
     return token
 
 
+def split_at_stops(text: str, stops: str = ".!?;:", maxsplit: int = 0) -> list[str]:
+    """Plain text cut after each of `stops` that white space follows: sentences and their clauses, for a chunk's
+    lines or a text's first line (an answer's sentences, which keep their citations, are `tools.language.sentences`)."""
+    return re.split(rf"(?<=[{re.escape(stops)}])\s+", text, maxsplit=maxsplit)
+
+
 def tokenize(text: str, *, stem: bool = True, drop_stopwords: bool = True) -> list[str]:
     """Folded word tokens for BM25. Deterministic and dependency-free so a persisted index reloads identically."""
     tokens = _TOKEN.findall(fold(text))
     if drop_stopwords:
         tokens = [t for t in tokens if t not in STOPWORDS]
     if stem:
-        tokens = [_light_stem(t) for t in tokens]
+        tokens = [light_stem(t) for t in tokens]
     return tokens

@@ -1,6 +1,6 @@
 """The library's one vocabulary: baskets, collections and books; the uids SuttaCentral gives their texts (`mn21`,
 `sn12.104-114`, `pli-tv-bu-vb-pj3`) and the display IDs readers write (`MN 21`, `SN 12.104-114`, `Bu Pj 3`);
-segment keys; and the fixed sentence and marks an answer may carry.
+segment keys; and the fixed sentence an abstaining answer gives and the chat's warning icon.
 
 Everything that names a text goes through here, so the docstore, the tools, the citations and the UI cannot
 disagree on spelling. In this code base a "sutta ID" is a display ID of any text, a Vinaya rule included.
@@ -18,10 +18,6 @@ from indexing.text import fold
 # ---- what an answer may say ------------------------------------------------------------------------------------
 # The one sentence an abstaining answer gives; prompts, the scripted model and the checks all use it.
 ABSTAIN_SENTENCE = "I don't find this in the texts I have."
-# Marks written into the answer text after a checked sentence (kept in the stored answer and the API).
-UNSUPPORTED_MARK = "⚠ unsupported"
-PARTIAL_MARK = "⚠ partly unsupported"
-UNCITED_MARK = "⚠ uncited"
 # The chat's icon for "check this": shown beside flagged sentences and on the note listing them.
 WARNING_ICON = "⚠️"
 

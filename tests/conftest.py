@@ -5,25 +5,19 @@ Everything is built in tmp_path, so tests never touch var/index or the shared co
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-import re
 from pathlib import Path
 
 import pytest
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from pydantic import PrivateAttr
 
 from indexing.chunking import chunk_document
 from indexing.models import SourceDocument, Unit
 from indexing.settings import ScholarSettings
 from indexing.stores.bm25_store import BM25Store
 from indexing.stores.docstore import DocStore
-from indexing.text import fold
-from tools.passages import Passage
 
 from corpus import write_canon_corpus, write_mini_corpus
+from fakes import FakeEmbedding
 
 
 def pytest_configure(config) -> None:
@@ -58,60 +52,6 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ScholarSettings
 # --------------------------------------------------------------------------------------------------------------
 # embeddings
 # --------------------------------------------------------------------------------------------------------------
-class SimulatedKill(RuntimeError):
-    """Raised by FakeEmbedding(fail_after=N) to stand in for a process killed mid-ingest."""
-
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def hash_vector(text: str, dim: int) -> list[float]:
-    """Bag of folded words hashed into `dim` buckets: deterministic across processes, and texts sharing words
-    get similar vectors, so dense search over it returns meaningful neighbours."""
-    vector = [0.0] * dim
-    for word in _WORD.findall(fold(text)):
-        bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big") % dim
-        vector[bucket] += 1.0
-    vector[0] += 1e-3  # never the zero vector (cosine of it is undefined)
-    norm = math.sqrt(sum(v * v for v in vector))
-    return [v / norm for v in vector]
-
-
-class FakeEmbedding(BaseEmbedding):
-    dim: int = 64
-    fail_after: int | None = None  # raise SimulatedKill on the batch call after this many succeeded
-    _batch_calls: int = PrivateAttr(default=0)
-    _texts_embedded: int = PrivateAttr(default=0)
-
-    @property
-    def batch_calls(self) -> int:
-        return self._batch_calls
-
-    @property
-    def texts_embedded(self) -> int:
-        return self._texts_embedded
-
-    def reset_counts(self) -> None:
-        self._batch_calls = 0
-        self._texts_embedded = 0
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        if self.fail_after is not None and self._batch_calls >= self.fail_after:
-            raise SimulatedKill(f"simulated kill after {self._batch_calls} embedding batches")
-        self._batch_calls += 1
-        self._texts_embedded += len(texts)
-        return [hash_vector(t, self.dim) for t in texts]
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._get_text_embeddings([text])[0]
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return hash_vector(query, self.dim)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return hash_vector(query, self.dim)
-
-
 @pytest.fixture
 def fake_embed() -> FakeEmbedding:
     return FakeEmbedding(model_name="fake-hash-64", embed_batch_size=8)
@@ -208,11 +148,45 @@ def stores(tmp_path: Path):
     store.close()
 
 
-def passages_of(store: DocStore, *uids: str) -> list[Passage]:
-    return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]
-
-
 @pytest.fixture
 def base(tmp_path_factory):
     """Where the tools index of the scripted-LLM tests lives (built once per session by scholar_for)."""
     return tmp_path_factory.getbasetemp() / "agent-index"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# PostgreSQL (SCHOLAR_DATABASE_URL)
+# --------------------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """One throwaway cluster for the session (tests/pg_cluster.py). Skipped where Debian's postgresql is not
+    installed, except in CI (CI=true), where `make setup` installs it and a skip would hide the tests."""
+    import os
+
+    from pg_cluster import cluster, pg_bin
+
+    if pg_bin() is None:
+        reason = "PostgreSQL's initdb/pg_ctl are not installed: `make setup` (or apt-get install postgresql)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with cluster(tmp_path_factory.mktemp("postgres")) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server, request) -> str:
+    """A new, empty database on the session's cluster for one test."""
+    import re
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40] + "_" + uuid.uuid4().hex[:6]
+    engine = create_engine(make_url(postgres_server).set(drivername="postgresql+psycopg"),
+                           isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return str(make_url(postgres_server).set(database=name))

@@ -10,8 +10,8 @@ from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
 
-from conftest import FakeEmbedding
 from corpus import NAMES_NICKNAMES, NICKNAMES, write_names_corpus, write_tools_corpus
+from fakes import FakeEmbedding
 
 _BUILT: dict[str, tuple[ScholarSettings, FakeEmbedding]] = {}
 _LOCK = threading.Lock()

@@ -52,3 +52,11 @@ whole. Records every call in `calls`."""
     async def aask(self, question: str, *, session_id: str | None = None, mode: str = "auto") -> Answer:
         self.calls.append({"question": question, "session_id": session_id, "mode": mode})
         return self._final(session_id, mode)
+
+
+def session_memory(path: Path, session_id: str):
+    """A session's memory in the SQLite file `path`, as a fresh process would open it."""
+    from chat.database import Database
+    from chat.pipeline.memory import MemoryStore, SessionMemory
+
+    return SessionMemory(MemoryStore(Database.sqlite(path, "conversation memory")), session_id)

@@ -3,7 +3,7 @@
 
 from chat.pipeline.reply import AnswerFilter
 
-from scholar_helpers import scholar_for
+from scholar_helpers import scholar_for, session_memory
 
 ANSWER = ("Thought: I can answer from the passages.\nAnswer: The Buddha says \"all is burning\": the eye is burning, "
           "sights are burning [SN 35.28:1.3–2.1]. They burn with the fires of greed, hate and delusion "
@@ -155,15 +155,13 @@ async def test_every_tool_step_reaches_the_stream_in_order_before_the_tokens_it_
 
 
 async def test_a_reader_who_leaves_stops_the_turn(base):
-    from chat.pipeline.memory import SessionMemory
-
     scholar, llm = scholar_for(base, [ANSWER, FOLLOW])
     stream = scholar.astream("What does the Fire Sermon say is burning?", session_id="left-early")
     first = await anext(stream)
     assert first.kind == "step"
     await stream.aclose()
     assert llm.prompts == []  # the model was never asked
-    assert await SessionMemory(scholar.settings.resolved_memory_db, "left-early").messages() == []
+    assert await session_memory(scholar.settings.resolved_memory_db, "left-early").messages() == []
 
 
 async def test_dead_model_gives_a_failed_answer_with_the_passages(base):

@@ -2,8 +2,8 @@ import time
 
 import pytest
 
-from tools.aliases import STRONG, AliasIndex, _words, core_key
-from tools.names import _names_a_collection, resolve_name
+from tools.search.aliases import STRONG, AliasIndex, _words, core_key
+from tools.search.names import _names_a_collection, resolve_name
 
 from helpers_tools import open_library
 

@@ -19,8 +19,8 @@ from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
 
-from conftest import FakeEmbedding
 from corpus import write_mini_corpus
+from fakes import FakeEmbedding
 from scholar_helpers import FakeScholar
 
 
@@ -335,9 +335,9 @@ def test_sutta_in_a_verse_range_file(client):
 
 
 def test_a_long_segment_range_says_it_was_cut(client, monkeypatch):
-    import tools.lookup
+    import tools.texts.lookup
 
-    monkeypatch.setattr(tools.lookup, "MAX_SEGMENTS", 3)
+    monkeypatch.setattr(tools.texts.lookup, "MAX_SEGMENTS", 3)
     body = client.get("/api/suttas/mn10:3.1-6.5").json()
     assert len(body["segments"]) == 3 and body["truncated"] is True
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.bridges import BRIDGES_FILE, Bridges, load_bridges, query_term_weight
-from tools.retriever import search
+from tools.search.bridges import BRIDGES_FILE, Bridges, load_bridges, query_term_weight
+from tools.search.retriever import search
 
 from helpers_tools import open_names_library
 

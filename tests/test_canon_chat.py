@@ -9,19 +9,20 @@ from fastapi.testclient import TestClient
 
 from chat.api.routes import create_app
 from chat.pipeline.checks import CitationMap, citations_of
-from chat.pipeline.planner import PreviousTurn, make_plan
+from chat.pipeline.conversation import make_plan
+from chat.pipeline.plan import PreviousTurn
 from chat.runtime import Runtime
 from chat.ui.sources import citation_panel
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.function_tools import CanonTools
 from tools.library import Library
-from tools.lookup import lookup
-from tools.query import analyse_query
+from tools.search.query import analyse_query
+from tools.texts.lookup import lookup
 from tools.turn import TurnRecorder
 
-from conftest import FakeEmbedding
 from corpus import write_canon_corpus
+from fakes import FakeEmbedding
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,13 @@ from indexing.settings import ScholarSettings
 from tools.errors import ToolError, UnknownReferenceError
 from tools.function_tools import CanonTools
 from tools.library import Library
-from tools.lookup import lookup
-from tools.query import analyse_query
-from tools.retriever import search
+from tools.search.query import analyse_query
+from tools.search.retriever import search
+from tools.texts.lookup import lookup
 from tools.turn import TurnRecorder
 
-from conftest import FakeEmbedding
 from corpus import write_canon_corpus
+from fakes import FakeEmbedding
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +189,7 @@ def test_the_nicknames_file_is_well_formed_and_its_evidence_is_in_the_texts():
     from pathlib import Path
 
     from indexing.vocabulary import sutta_id_to_uid
-    from tools.aliases import CANON_NICKNAMES
+    from tools.search.aliases import CANON_NICKNAMES
 
     rows = list(csv.DictReader(CANON_NICKNAMES.open(encoding="utf-8")))
     assert rows and all(r["alias"].strip() and r["source"].strip() for r in rows)
@@ -221,7 +221,7 @@ def test_a_claim_in_another_translators_words_is_checked_against_that_translatio
 
 
 def test_a_text_inside_a_range_document_is_resolved_by_the_vocabulary(lib):
-    from tools.evidence import EvidenceIndex
+    from tools.verification.evidence import EvidenceIndex
 
     index = EvidenceIndex(lib.docstore)
     assert index.resolve("AN 1.5").doc_id == "an1.5"
@@ -230,8 +230,8 @@ def test_a_text_inside_a_range_document_is_resolved_by_the_vocabulary(lib):
 
 
 def test_a_parivara_part_number_names_all_its_texts_and_pm_has_no_number():
-    from tools.lookup import Catalog
     from tools.references import parse_reference
+    from tools.texts.lookup import Catalog
 
     catalog = Catalog({("pli-tv-pvr", 1): [(1, 1, "pli-tv-pvr1.1"), (2, 2, "pli-tv-pvr1.2")],
                        ("pli-tv-pvr", None): [(3, 3, "pli-tv-pvr3")],

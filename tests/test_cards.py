@@ -7,10 +7,10 @@ import pytest
 from indexing.cards import NAME_SUFFIX, build_cards, cards_dir, load_cards, open_card_vectors, refresh_cards
 from indexing.pipeline import Indexes, ingest
 from indexing.settings import ScholarSettings
-from tools.retriever import search
+from tools.search.retriever import search
 
-from conftest import FakeEmbedding
 from corpus import write_names_corpus
+from fakes import FakeEmbedding
 from helpers_tools import names_index, open_names_library
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from chat.pipeline import checks
 from tools.references import find_citations
-from tools.verifier import Evidence, Verdict
+from tools.verification.verifier import Evidence, Verdict
 
 DRAFT = (
     "The Buddha told the bandit to stop in the Discourse on Loving-kindness [MN 86:5.1–5.14]. "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.citations import split_sentences
+from tools.language.sentences import split_sentences
 from tools.references import find_citations, parse_ref, strip_citations
 
 

@@ -7,8 +7,8 @@ import pytest
 from chat.pipeline.compose import CitationStream, evidence_only, key_lines, key_windows, map_numbers, quote_text
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from indexing.vocabulary import ABSTAIN_SENTENCE
+from tools.search.windows import EvidenceWindow
 from tools.turn import TurnRecorder
-from tools.windows import EvidenceWindow
 
 
 def _window(doc: str, sid: str, segs: tuple[str, ...], text: str) -> EvidenceWindow:

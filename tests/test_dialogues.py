@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from chat.pipeline.memory import SessionMemory
-from chat.pipeline.resolve import leans_on_conversation, new_subject_cue, people_in
+from chat.pipeline.conversation import leans_on_conversation, new_subject_cue, people_in
 
-from scholar_helpers import scholar_for
+from scholar_helpers import scholar_for, session_memory
 
 FOLLOW = "What is the all?\nWhy is the eye burning?"
 BURNING = "Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4]."
@@ -82,11 +81,11 @@ async def test_a_new_subject_cue_is_not_answered_within_the_previous_sutta(base,
 
 
 async def test_memory_keeps_each_turns_state_and_the_last_answered_turn(tmp_path):
-    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    mem = session_memory(tmp_path / "m.sqlite", "s1")
     await mem.add_turn("Q1", "A1 [MN 21:20.1]", cited_refs=["MN 21:20.1"], search_query="saw", status="answered",
                        cited_suttas=["MN 21"], subject_suttas=["MN 21"], people=["Kakacūpama"])
     await mem.add_turn("Q2", "I don't find this.", cited_refs=[], search_query="lotus", status="abstained")
-    again = SessionMemory(tmp_path / "m.sqlite", "s1")  # a restarted process
+    again = session_memory(tmp_path / "m.sqlite", "s1")  # a restarted process
     turns = await again.turns()
     assert [(t.question, t.status, t.answered) for t in turns] == [("Q1", "answered", True),
                                                                     ("Q2", "abstained", False)]
@@ -135,9 +134,9 @@ async def test_a_follow_up_reads_its_sutta_without_the_summary_or_title_line_the
 
 
 def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_words_of_its_own(base):
-    from chat.pipeline.planner import PreviousTurn
-    from chat.pipeline.resolve import Resolution, scoped_plan
-    from tools.query import analyse_query
+    from chat.pipeline.conversation import Resolution, scoped_plan
+    from chat.pipeline.plan import PreviousTurn
+    from tools.search.query import analyse_query
 
     from helpers_tools import open_library
 
@@ -154,10 +153,10 @@ def test_he_adds_the_name_the_last_answer_gave_only_when_the_question_has_no_wor
 
 
 def test_a_scoped_follow_up_reads_fewer_passages_of_its_sutta_than_a_first_question(base):
-    from chat.pipeline.planner import PreviousTurn
-    from chat.pipeline.resolve import FOLLOW_UP_WINDOWS, Resolution, scoped_plan
+    from chat.pipeline.conversation import FOLLOW_UP_WINDOWS, Resolution, scoped_plan
+    from chat.pipeline.plan import PreviousTurn
     from tools.function_tools import CanonTools
-    from tools.query import analyse_query
+    from tools.search.query import analyse_query
     from tools.turn import TurnRecorder
 
     from helpers_tools import open_library

@@ -1,6 +1,7 @@
 """Claim words meet the translation's words: older renderings map onto Sujato's vocabulary, both sides stemmed."""
 
-from tools.evidence import claim_tokens, words
+from tools.language.words import words
+from tools.verification.evidence import claim_tokens
 
 
 def test_older_renderings_map_to_the_translations_words():
@@ -15,7 +16,7 @@ def test_plain_words_are_untouched():
 
 
 def test_an_ing_form_meets_its_silent_e_stem():
-    from tools.evidence import _matches
+    from tools.verification.evidence import _matches
 
     segment = frozenset(words("Defilements given up by restraint, by living wisely, by taking care"))
     for claim_word in ("giving", "live", "take"):

@@ -1,8 +1,8 @@
 import pytest
 
 from tools.errors import ToolError
-from tools.expander import expand, merge_windows
 from tools.passages import Passage
+from tools.texts.expander import expand, merge_windows
 
 from helpers_tools import open_library
 

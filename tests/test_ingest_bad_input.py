@@ -20,6 +20,9 @@ def messy_corpus(mini_corpus):
     (extra / "empty.pdf").write_bytes(b"")
     (extra / "corrupt.pdf").write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 20)
     _encrypted_pdf(extra / "encrypted.pdf")
+    # Saved from a browser under a .pdf name: once sent to OCR, and skipped with the OCR failure as the reason.
+    (extra / "webpage.pdf").write_bytes(b"\xef\xbb\xbf\n<!DOCTYPE html>\n<html><body><p>Hi</p></body></html>\n")
+    (extra / "readme.pdf").write_text("Just a few words of plain text.\n")
     (extra / "latin1.txt").write_bytes("Nibbāna is peace, said the café owner.".encode("latin-1", errors="replace")
                                       + b"\xe9\xe8 caf\xe9")
     (extra / "good.txt").write_text("Generosity is the first of the ten perfections.\n\nVirtue is the second.\n")
@@ -33,6 +36,8 @@ EXPECTED = {
     "empty.pdf": "empty PDF",
     "corrupt.pdf": "corrupt PDF",
     "encrypted.pdf": "encrypted PDF",
+    "webpage.pdf": "not a PDF (no %PDF header): the file is an HTML page",
+    "readme.pdf": "not a PDF (no %PDF header): the file is plain text",
     "latin1.txt": "not UTF-8",
     "mn99_translation-en-sujato.json": "malformed JSON",
 }
@@ -93,7 +98,7 @@ def test_a_reader_crash_is_recorded_not_raised(settings, mini_corpus, fake_embed
 
 def test_a_link_out_of_the_corpus_is_not_followed_and_is_reported(settings, tmp_path, fake_embed):
     from tools.library import Library
-    from tools.retriever import search
+    from tools.search.retriever import search
 
     secret = tmp_path / "outside" / "secret.txt"
     secret.parent.mkdir()

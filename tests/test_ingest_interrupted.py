@@ -8,8 +8,8 @@ import pytest
 from indexing import pipeline
 from indexing.stores.docstore import DocStore
 
-from conftest import FakeEmbedding, SimulatedKill
 from corpus import translation_file
+from fakes import FakeEmbedding, SimulatedKill
 
 
 @pytest.fixture

@@ -1,14 +1,15 @@
-"""The likelihood judge (tools/judge.py) with a scripted token scorer, and its place in the claim verifier."""
+"""The likelihood judge (tools/verification/judge.py) with a scripted token scorer, and its place in the
+claim verifier."""
 
 from __future__ import annotations
 
 import re
 
-from tools.evidence import EvidenceIndex
-from tools.judge import LikelihoodJudge
-from tools.verifier import ClaimVerifier
+from tools.verification.evidence import EvidenceIndex
+from tools.verification.judge import LikelihoodJudge
+from tools.verification.verifier import ClaimVerifier
 
-from conftest import passages_of
+from fakes import passages_of
 
 
 class WordScorer:

@@ -49,3 +49,52 @@ def test_the_rules_see_imports_inside_functions(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
     assert offending("pkg", ("chat.ui", "chainlit")) == [("pkg/m.py", "chat.ui.render.escape_answer"),
                                                          ("pkg/m.py", "chainlit")]
+
+
+def module_of(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def import_cycles(package: str) -> list[list[str]]:
+    """Circles of imports between the package's modules, function-level imports included (a lazy import hides a
+    circle from Python but not from a reader)."""
+    found = imports(package)
+    graph: dict[str, set[str]] = {module_of(path): set() for path, _ in found}
+    for path, name in found:
+        # `from a.b import c` names either module a.b.c or a name in a.b: take the longest that is a module
+        target = next((m for m in (name, name.rpartition(".")[0]) if m in graph), None)
+        if target and target != module_of(path):
+            graph[module_of(path)].add(target)
+    cycles, state = [], dict.fromkeys(graph, 0)  # 0 unseen, 1 on the current path, 2 done
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state[nxt] == 1:
+                cycles.append(trail[trail.index(nxt):] + [node, nxt] if nxt in trail else [node, nxt])
+            elif state[nxt] == 0:
+                visit(nxt, trail + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if state[node] == 0:
+            visit(node, [])
+    return cycles
+
+
+@pytest.mark.parametrize("package", ["indexing", "tools", "chat"])
+def test_no_import_circles(package):
+    assert import_cycles(package) == []
+
+
+def test_circles_are_seen_through_imports_inside_functions(tmp_path, monkeypatch):
+    sample = tmp_path / "pkg"
+    sample.mkdir()
+    (sample / "a.py").write_text("from pkg.b import g\n")
+    (sample / "b.py").write_text("def g():\n    from pkg import a\n")
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    assert import_cycles("pkg") == [["pkg.a", "pkg.b", "pkg.a"]]
+
+
+def test_tests_import_shared_helpers_from_modules_not_conftest():
+    assert [f for f, m in imports("tests") if m == "conftest" or m.startswith("conftest.")] == []

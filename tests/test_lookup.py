@@ -1,7 +1,7 @@
 import pytest
 
 from tools.errors import ToolError, UnknownReferenceError
-from tools.lookup import lookup
+from tools.texts.lookup import lookup
 
 from helpers_tools import open_library
 

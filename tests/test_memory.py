@@ -1,9 +1,8 @@
 """Conversation memory: persisted in SQLite, read by the planner, surviving a new Scholar on the same file."""
 
 
-from chat.pipeline.memory import SessionMemory
 
-from scholar_helpers import scholar_for
+from scholar_helpers import scholar_for, session_memory
 
 FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4].")
 NEXT = ("Thought: I can answer.\nAnswer: Next it says they burn with the fires of greed, hate and delusion "
@@ -12,17 +11,17 @@ FOLLOW = "What is the all?\nWhy is the eye burning?"
 
 
 async def test_memory_round_trip(tmp_path):
-    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    mem = session_memory(tmp_path / "m.sqlite", "s1")
     assert await mem.previous_turn() is None
     await mem.add_turn("Q1", "A1 [MN 21:20.1]", cited_refs=["MN 21:20.1"], search_query="saw", status="answered")
-    again = SessionMemory(tmp_path / "m.sqlite", "s1")
+    again = session_memory(tmp_path / "m.sqlite", "s1")
     prev = await again.previous_turn()
     assert (prev.question, prev.cited_refs, prev.search_query) == ("Q1", ["MN 21:20.1"], "saw")
-    assert await SessionMemory(tmp_path / "m.sqlite", "other").previous_turn() is None
+    assert await session_memory(tmp_path / "m.sqlite", "other").previous_turn() is None
 
 
 async def test_recap_is_short_and_covers_the_last_answered_turns(tmp_path):
-    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    mem = session_memory(tmp_path / "m.sqlite", "s1")
     for i in range(4):
         await mem.add_turn(f"Q{i}", "long answer " * 200, cited_refs=["MN 1:1.1"], search_query="",
                            status="answered", said="long answer " * 200, cited_suttas=["MN 1"])
@@ -32,7 +31,7 @@ async def test_recap_is_short_and_covers_the_last_answered_turns(tmp_path):
 
 
 async def test_recap_tells_what_an_answer_said_without_references_and_skips_refusals(tmp_path):
-    mem = SessionMemory(tmp_path / "m.sqlite", "s1")
+    mem = session_memory(tmp_path / "m.sqlite", "s1")
     quoted = "The texts I have say this:\n> “" + "Mendicants, all is burning. " * 30 + "” [SN 35.28:1.3]"
     await mem.add_turn("Q1", quoted + "\n\nThe eye is burning with greed [SN 35.28:1.4].", cited_refs=["SN 35.28:1.4"],
                        search_query="", status="answered", said="The eye is burning with greed [SN 35.28:1.4].",
@@ -41,7 +40,7 @@ async def test_recap_tells_what_an_answer_said_without_references_and_skips_refu
                        status="abstained")
     await mem.add_turn("Q3", quoted, cited_refs=["SN 35.28:1.3"], search_query="", status="answered",
                        cited_suttas=["SN 35.28"])  # the evidence alone: nothing of the model's stood
-    recap = await SessionMemory(tmp_path / "m.sqlite", "s1").recap()
+    recap = await session_memory(tmp_path / "m.sqlite", "s1").recap()
     assert recap.startswith("(Earlier in this conversation: the reader asked “Q1” and was told: “The eye is burning "
                             "with greed.”; then the reader asked “Q3” and was shown SN 35.28 saying: “Mendicants, all "
                             "is burning. Mendicants")

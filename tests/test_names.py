@@ -2,9 +2,9 @@
 
 import pytest
 
-from tools.aliases import distinctive
-from tools.names import is_series, resolve_name
-from tools.query import analyse_query
+from tools.search.aliases import distinctive
+from tools.search.names import is_series, resolve_name
+from tools.search.query import analyse_query
 
 from helpers_tools import open_names_library
 

@@ -1,14 +1,14 @@
-"""Fuzzy English title matching (tools.names): what counts as a word of a title, and bridged words as one idea.
+"""Fuzzy English title matching (tools.search.names): what counts as a word of a title, and bridged words as one idea.
 
 A NameMatcher over a handful of hand-made cards, no index: fast and offline."""
 
 import pytest
 
 from indexing.cards import SuttaCard
-from tools.aliases import AliasIndex
-from tools.bridges import Bridges, load_bridges
-from tools.cards import CardIndex
-from tools.names import NameMatcher, _ordinal
+from tools.search.aliases import AliasIndex
+from tools.search.bridges import Bridges, load_bridges
+from tools.search.cards import CardIndex
+from tools.search.names import NameMatcher, _ordinal
 
 TITLES = {
     "MN 144": "Advice to Channa", "SN 35.87": "With Channa", "MN 61": "Advice to Rāhula at Ambalaṭṭhika",

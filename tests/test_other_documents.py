@@ -15,7 +15,7 @@ from indexing.settings import ScholarSettings
 from tools.library import Library
 from tools.passages import Passage
 
-from conftest import FakeEmbedding
+from fakes import FakeEmbedding
 
 NOTES = """# Retreat notes
 
@@ -57,7 +57,7 @@ def notes_library(tmp_path_factory):
 
 
 def _passages(library) -> list[Passage]:
-    from tools.retriever import search
+    from tools.search.retriever import search
 
     found = search(library, "walking meditation paces", k=5, mode="bm25").passages
     assert found and all(p.doc_id.startswith("markdown:") for p in found)
@@ -66,7 +66,7 @@ def _passages(library) -> list[Passage]:
 
 def test_evidence_from_a_markdown_passage_is_quoted_under_its_title(notes_library):
     from chat.pipeline.compose import key_lines
-    from tools.windows import rank_windows
+    from tools.search.windows import rank_windows
 
     doc_id = _passages(notes_library)[0].doc_id
     windows = rank_windows(notes_library, notes_library.evidence, "How many paces is the walking meditation path?",
@@ -211,7 +211,7 @@ async def test_a_cited_note_is_shown_by_title_and_place_in_the_chat_the_api_and_
 
 def test_the_side_panel_of_a_pdf_citation_marks_its_page(notes_library):
     from chat.pipeline.checks import CitationMap, citations_of
-    from tools.retriever import search
+    from tools.search.retriever import search
 
     found = search(notes_library, "generosity perfections alms", k=5, mode="bm25").passages
     cmap = CitationMap([p for p in found if p.doc_id.startswith("pdf:")], notes_library.docstore)

@@ -2,9 +2,10 @@
 
 import pytest
 
-from chat.pipeline.planner import PreviousTurn, choose_mode
-from chat.pipeline.planner import make_plan as plan_from
-from tools.query import analyse_query
+from chat.pipeline.conversation import choose_mode
+from chat.pipeline.conversation import make_plan as plan_from
+from chat.pipeline.plan import PreviousTurn
+from tools.search.query import analyse_query
 
 from helpers_tools import open_library
 

@@ -7,7 +7,7 @@ import stat
 
 from chat.runtime import Runtime
 from chat.ui.auth import ensure_auth_secret
-from chat.ui.history import build_data_layer
+from chat.ui.history import HistoryStore, build_data_layer
 
 from helpers_tools import open_library
 
@@ -26,7 +26,7 @@ def test_memory_history_panels_and_secrets_are_private(tmp_path, tmp_path_factor
     assert _mode(settings.resolved_memory_db) == 0o600
 
     db = tmp_path / "chat" / "history.sqlite"
-    _, storage = build_data_layer(db)
+    _, storage = build_data_layer(HistoryStore.sqlite(db))
     url = asyncio.run(storage.upload_file("owner/el/SN 35.28:1.3", "a panel", mime="text/plain"))["url"]
     stored = storage.root / url.rsplit("/", 1)[1]
     assert _mode(db) == 0o600 and _mode(stored) == 0o600 and _mode(stored.with_suffix(".mime")) == 0o600

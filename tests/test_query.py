@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.query import analyse_query
+from tools.search.query import analyse_query
 
 from helpers_tools import open_library
 
@@ -61,7 +61,7 @@ def test_without_names_only_the_words_count(lib):
 
 
 def test_a_books_name_names_the_book_not_a_sutta_of_that_title(lib, monkeypatch):
-    from tools.aliases import AliasCandidate, AliasMatch, AliasResolution
+    from tools.search.aliases import AliasCandidate, AliasMatch, AliasResolution
 
     # on the full index "the Dhammapada" is also AN 4.29's Pali title (Dhammapadasutta); here MN 21 stands in
     real = lib.aliases.resolve

@@ -5,8 +5,8 @@ import pytest
 
 from chat.providers.scripted import ScriptedLLM
 from tools.passages import Passage
-from tools.rerank import CrossEncoderReranker, LLMReranker, NoReranker, build_reranker, rerank
-from tools.retriever import search
+from tools.search.rerank import CrossEncoderReranker, LLMReranker, NoReranker, build_reranker, rerank
+from tools.search.retriever import search
 
 from helpers_tools import open_library
 

@@ -3,11 +3,11 @@ import pytest
 from tools.errors import ToolError
 from tools.library import Library
 from tools.passages import Passage
-from tools.query import analyse_query
-from tools.retriever import dedup, mmr, rrf, search
+from tools.search.query import analyse_query
+from tools.search.retriever import dedup, mmr, rrf, search
 
-from conftest import FakeEmbedding
 from corpus import STOCK
+from fakes import FakeEmbedding
 from helpers_tools import open_library, tools_index
 
 
@@ -162,7 +162,7 @@ def test_bad_arguments(lib):
 
 
 def test_in_memory_dense_search_agrees_with_chroma(lib):
-    from tools.retriever import _dense
+    from tools.search.retriever import _dense
 
     query = "bandits sever limb from limb with a two-handled saw"
     assert lib.matrix() is not None
@@ -177,7 +177,7 @@ def test_in_memory_dense_search_agrees_with_chroma(lib):
 
 def test_phrase_factors_reward_word_pairs_in_order():
     from indexing.models import Chunk
-    from tools.retriever import phrase_factors
+    from tools.search.retriever import phrase_factors
 
     def chunk(cid, text):
         return Chunk(chunk_id=cid, doc_id=cid, chunk_index=0, text=text, title="", source_path="", chunk_type="prose",

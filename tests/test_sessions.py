@@ -138,3 +138,31 @@ def test_the_cli_session_is_a_namespace_of_its_own(monkeypatch, capsys):
     assert run_ask(args, runtime) == 0
     assert scholar.calls[0]["session_id"] == memory_key("cli", "local", "9b1deb4d-chat-thread")
     assert scholar.calls[0]["session_id"] != memory_key("chat", "reader", "9b1deb4d-chat-thread")
+
+
+def test_each_chat_login_owns_its_api_sessions(base, tmp_path):
+    # The API mounted in a chat with a password login: the login (here a stand-in that names the user from a
+    # header) is the owner, as a key is; a client-chosen session ID is then theirs alone.
+    from fastapi import FastAPI
+
+    from chat.api.routes import mount_api
+
+    scholar, llm = scholar_for(base, [FIRST, FOLLOW, FIRST, FOLLOW, FIRST, FOLLOW],
+                               memory_db=tmp_path / "memory.sqlite")
+    s = scholar.settings.model_copy(update={"api_query_rate": 100, "api_search_rate": 100})
+    scholar.settings = s
+    host = FastAPI()
+    mount_api(host, Runtime(s, library=scholar.library, scholar=scholar), login=lambda r: r.headers.get("x-user"))
+    client = TestClient(host)
+    assert client.post("/api/query", json={"query": SECRET_Q, "session_id": "shared"}).status_code == 401
+    assert llm.prompts == []
+    ann, bob = {"X-User": "ann"}, {"X-User": "bob"}
+    assert client.post("/api/query", json={"query": SECRET_Q, "session_id": "shared"}, headers=ann).status_code == 200
+    asked_before = len(llm.prompts)
+    follow = {"query": "And what comes right after that?", "session_id": "shared"}
+    assert client.post("/api/query", json=follow, headers=bob).status_code == 200
+    assert "4471" not in _prompt_text(llm, asked_before)
+    asked_before = len(llm.prompts)
+    own = client.post("/api/query", json={"query": "To whom was it taught?", "session_id": "shared"}, headers=ann)
+    assert own.status_code == 200
+    assert "4471" in _prompt_text(llm, asked_before) and "right after that" not in _prompt_text(llm, asked_before)

@@ -15,7 +15,7 @@ from indexing.sources.suttacentral import clean_text, parse_file
 from indexing.stores.bm25_store import BM25Store
 from indexing.text import tokenize
 
-from conftest import FakeEmbedding
+from fakes import FakeEmbedding
 
 
 def _file(tree, rel, translator="sujato"):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from unittest.mock import Mock
 
 import pytest
 
 from chat.ui.auth import check_password, ensure_auth_secret, parse_users
-from chat.ui.history import FILES_ROUTE, build_data_layer, mount_file_route
+from chat.ui.history import FILES_ROUTE, HistoryStore, build_data_layer, mount_file_route
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
     from chainlit.element import Text
     from chainlit.user import User
 
-    layer, storage = build_data_layer(tmp_path / "chat" / "history.sqlite")
+    layer, storage = build_data_layer(HistoryStore.sqlite(tmp_path / "chat" / "history.sqlite"))
     user = await layer.create_user(User(identifier="reader"))
     thread_id = context.thread_id
     await layer.update_thread(thread_id, name="What is burning?", user_id=user.id)
@@ -70,10 +71,19 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
     assert storage.read(user.id, "../../etc/passwd") is None
 
 
-async def test_an_answers_later_metadata_survives_an_earlier_write_stored_last(tmp_path, context):
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def history_store(request, tmp_path) -> HistoryStore:
+    if request.param == "sqlite":
+        return HistoryStore.sqlite(tmp_path / "chat" / "history.sqlite")
+    from chat.database import Database
+
+    return HistoryStore(Database.from_url(request.getfixturevalue("postgres_url"), "chat history"), tmp_path / "files")
+
+
+async def test_an_answers_later_metadata_survives_an_earlier_write_stored_last(history_store, context):
     """Chainlit persists a message's send and its update in separate tasks: stored out of order, the send's
     metadata must not wipe the follow-ups and trace the update added."""
-    layer, _ = build_data_layer(tmp_path / "chat" / "history.sqlite")
+    layer, _ = build_data_layer(history_store)
     thread_id, answer_id = context.thread_id, str(uuid.uuid4())
     await layer.update_thread(thread_id, name="What is burning?")
     step = {"threadId": thread_id, "streaming": False, "createdAt": "2025-01-01T00:00:00Z", "id": answer_id,
@@ -82,7 +92,7 @@ async def test_an_answers_later_metadata_survives_an_earlier_write_stored_last(t
     await layer.create_step({**step, "metadata": {"status": "answered", "confidence": 0.9}})  # the send, late
     thread = await layer.get_thread(thread_id)
     [stored] = [s for s in thread["steps"] if s["id"] == answer_id]
-    meta = stored["metadata"] if isinstance(stored["metadata"], dict) else __import__("json").loads(stored["metadata"])
+    meta = stored["metadata"] if isinstance(stored["metadata"], dict) else json.loads(stored["metadata"])
     assert meta == {"status": "answered", "confidence": 0.9, "follow_ups": ["Why?"], "trace": {"t": 1}}
 
 
@@ -96,7 +106,7 @@ async def test_stored_elements_are_served_to_the_owner_of_their_thread(tmp_path,
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    db = tmp_path / "history.sqlite"
+    db = HistoryStore.sqlite(tmp_path / "history.sqlite")
     layer, storage = build_data_layer(db)
     user = await layer.create_user(User(identifier="reader"))
     thread_id = context.thread_id
@@ -152,11 +162,10 @@ def test_auth_secret_is_made_once_and_kept(tmp_path, monkeypatch):
 
 
 async def test_local_reader_exists_before_the_first_login(tmp_path):
-    from chat.ui.history import ensure_user
-
-    layer, _ = build_data_layer(tmp_path / "history.sqlite")
-    ensure_user(tmp_path / "history.sqlite", "reader")
-    ensure_user(tmp_path / "history.sqlite", "reader")  # idempotent: one row, same ID
+    store = HistoryStore.sqlite(tmp_path / "history.sqlite")
+    layer, _ = build_data_layer(store)
+    store.ensure_user("reader")
+    store.ensure_user("reader")  # idempotent: one row, same ID
     first = await layer.get_user("reader")
     assert first is not None and first.identifier == "reader"
     assert (await layer.get_user("reader")).id == first.id
@@ -189,3 +198,22 @@ def test_scholar_chat_refuses_to_start_with_a_malformed_user_list(monkeypatch, c
     assert main(["chat"]) == 2
     assert started == []
     assert "SCHOLAR_CHAT_USERS: entry 1" in caplog.text
+
+
+def test_a_login_is_refused_not_waved_through_while_its_database_cannot_be_read(tmp_path):
+    """Logged-out tokens are known only to the database: while it cannot be read, no token counts (fail closed),
+    and the reason names the database in one line."""
+    from chainlit.user import User
+
+    from chat.ui.logins import LoginGuard, RevokedLoginError
+
+    store = HistoryStore.sqlite(tmp_path / "history.sqlite")
+    build_data_layer(store)
+    guard = LoginGuard({}, "reader", "secret", store)
+    user = User(identifier="reader", metadata=guard.stamp({}, "reader"))
+    guard.check(user)  # a current login counts
+    (tmp_path / "history.sqlite").write_bytes(b"not a database any more " * 200)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"history.sqlite{suffix}").unlink(missing_ok=True)
+    with pytest.raises(RevokedLoginError, match=r"logins cannot be checked now: The chat history \(the file "):
+        guard.check(user)

@@ -22,8 +22,8 @@ from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
 
-from conftest import FakeEmbedding
 from corpus import write_canon_corpus
+from fakes import FakeEmbedding
 
 
 @pytest.fixture(scope="module")

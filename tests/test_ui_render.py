@@ -20,7 +20,7 @@ from chat.ui.render import (
     step_output,
     trace_json,
 )
-from indexing.vocabulary import UNSUPPORTED_MARK, WARNING_ICON
+from indexing.vocabulary import WARNING_ICON
 
 from scholar_helpers import scholar_for
 
@@ -76,7 +76,7 @@ def test_render_lists_the_removed_sentence_with_its_reason_below_a_clean_answer(
     md = render_answer(checked_answer)
     body, notes = md.split("\n\n> " + WARNING_ICON, 1)
     # the pipeline took the sentence out: no mark, no fragment in the answer itself
-    assert UNSUPPORTED not in body and UNSUPPORTED_MARK not in body and WARNING_ICON not in body
+    assert UNSUPPORTED not in body and "⚠" not in body and WARNING_ICON not in body
     assert notes.startswith(" **Not supported by the cited passages**")
     assert f"“{UNSUPPORTED}.” — not in the cited text" in notes
     # citations stay as plain text names (Chainlit links element names, a chip each), without brackets around them

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat.runtime import Runtime
-from chat.ui.history import FILES_ROUTE, build_data_layer
+from chat.ui.history import FILES_ROUTE, HistoryStore, build_data_layer
 
 from helpers_tools import open_library
 
@@ -72,7 +72,7 @@ def test_the_api_and_stored_elements_are_served_ahead_of_the_ui(chainlit_app, ru
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
 
     # an element stored by the history layer is served to its owner, never the UI page in its place
-    _, storage = build_data_layer(runtime.settings.resolved_chat_db)
+    _, storage = build_data_layer(HistoryStore.from_settings(runtime.settings))
     stored = asyncio.run(storage.upload_file("owner-1/el-1/SN 35.28:1.3", "the panel", mime="text/plain"))
     assert stored["url"].startswith(FILES_ROUTE + "/owner-1/")
     with contextlib.closing(sqlite3.connect(runtime.settings.resolved_chat_db)) as conn, conn:
@@ -102,7 +102,7 @@ def test_starting_again_replaces_the_routes_and_sets_the_login(chainlit_app, run
     assert cl_config.code.header_auth_callback is not None and cl_config.code.password_auth_callback is None
     assert os.environ["CHAINLIT_AUTH_SECRET"]
     layer = cl_config.code.data_layer()
-    assert type(layer).__name__ == "SQLiteDataLayer"
+    assert type(layer).__name__ == "HistoryDataLayer"
 
     with_users = runtime.settings.model_copy(update={"chat_users": "ann:pw"})
     start(with_users, runtime)
@@ -174,6 +174,73 @@ def test_old_logins_stop_working_when_the_user_changes_or_logs_out(chainlit_app,
 
     users("")  # no-login mode: a named user's token does not become the local reader's
     assert _me(client, ann) == 401
+
+
+def _api(client, method: str, path: str, token: str | None = None, **headers: str):
+    client.cookies.clear()
+    if token:
+        headers["Cookie"] = f"access_token={token}"
+    body = {"/api/search": {"query": "all is burning", "k": 1, "mode": "bm25"},
+            "/api/query": {"query": "What does the Fire Sermon say is burning?"}}.get(path)
+    return client.request(method.upper(), path, json=body, headers=headers)
+
+
+ENDPOINTS = [("post", "/api/search"), ("post", "/api/sessions"), ("post", "/api/query"),
+             ("get", "/api/suttas/SN%2035.28")]
+
+
+def test_a_password_protected_chat_does_not_serve_its_api_to_anyone(chainlit_app, runtime):
+    # The login page turned anonymous readers away while /api, mounted in the same server, answered them.
+    from chat.ui.launch import start
+
+    settings = runtime.settings.model_copy(update={"chat_users": "ann:pw", "api_search_rate": 100,
+                                                   "api_query_rate": 100})
+    start(settings, Runtime(settings, library=runtime.library()))
+    client = TestClient(chainlit_app, base_url="http://127.0.0.1:8000")
+    for method, path in ENDPOINTS:
+        refused = _api(client, method, path)
+        assert refused.status_code == 401, (path, refused.status_code)
+        assert "log in to the chat" in refused.json()["detail"]
+    health = _api(client, "get", "/api/health").json()
+    assert "dir" not in health["index"] and "provider" not in health["llm"]  # status only: no paths, no hosts
+
+    ann = _login(client, "ann", "pw")
+    assert ann
+    for method, path in ENDPOINTS:
+        assert _api(client, method, path, ann).status_code == 200, path
+        assert _api(client, method, path, Authorization=f"Bearer {ann}").status_code == 200, path
+    assert _api(client, "get", "/api/health", ann).json()["index"]["dir"] == str(runtime.settings.index_dir)
+
+    # a cookie that a foreign page's request carries along does not count; the chat's own page's does
+    assert _api(client, "post", "/api/search", ann, Origin="http://127.0.0.1:9999").status_code == 401
+    assert _api(client, "post", "/api/search", ann, Origin="http://127.0.0.1:8000").status_code == 200
+    # nor does a forged token, or one logged out
+    assert _api(client, "post", "/api/search", ann[:-4] + "AAAA").status_code == 401
+    client.cookies.clear()
+    assert client.post("/logout", headers={"Cookie": f"access_token={ann}"}).status_code == 200
+    assert _api(client, "post", "/api/search", ann).status_code == 401
+
+
+def test_api_keys_work_beside_the_chat_login(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    settings = runtime.settings.model_copy(update={"chat_users": "ann:pw", "api_keys": ["k1"],
+                                                   "api_search_rate": 100})
+    start(settings, Runtime(settings, library=runtime.library()))
+    client = TestClient(chainlit_app)
+    ann = _login(client, "ann", "pw")
+    assert _api(client, "post", "/api/search", **{"X-API-Key": "k1"}).status_code == 200
+    assert _api(client, "post", "/api/search", ann).status_code == 200
+    assert _api(client, "post", "/api/search", ann, **{"X-API-Key": "wrong"}).status_code == 401  # a key sent must hold
+    assert "X-API-Key" in _api(client, "post", "/api/search").json()["detail"]
+
+
+def test_a_chat_without_login_keeps_its_api_open(chainlit_app, runtime):
+    from chat.ui.launch import start
+
+    start(runtime.settings, runtime)  # one local reader on one's own machine: no login, no keys
+    client = TestClient(chainlit_app)
+    assert _api(client, "post", "/api/search").status_code == 200
 
 
 def test_password_guessing_is_throttled(chainlit_app, runtime):
@@ -252,3 +319,26 @@ def test_the_api_in_the_chat_cuts_off_slow_clients_and_waits_for_a_slow_model(ch
         answer = response.json()
         assert time.monotonic() - started > 2.0 and llm.calls >= 1
         assert answer["status"] == "answered" and "burning" in answer["answer"], answer
+
+
+@pytest.mark.postgres
+def test_a_login_and_its_logout_hold_on_every_replica_of_one_database(chainlit_app, runtime, postgres_url, tmp_path,
+                                                                       monkeypatch):
+    from chat.ui.launch import start
+
+    def replica(name: str) -> None:  # as another process would start: its own files, no secret in its environment
+        monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
+        start(runtime.settings.model_copy(update={"chat_users": "ann:pw", "database_url": postgres_url,
+                                                  "chat_db": tmp_path / name / "history.sqlite"}), runtime)
+
+    client = TestClient(chainlit_app)
+    replica("a")
+    ann = _login(client, "ann", "pw")
+    assert ann and _me(client, ann) == 200
+    replica("b")
+    assert _me(client, ann) == 200  # signed on A, accepted on B: the secret is the database's
+    client.cookies.clear()
+    assert client.post("/logout", headers={"Cookie": f"access_token={ann}"}).status_code == 200
+    replica("a")
+    assert _me(client, ann) == 401  # logged out on B, refused on A
+    assert not (tmp_path / "a" / "history.sqlite").exists() and not (tmp_path / "a" / "auth-secret").exists()

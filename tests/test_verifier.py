@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.evidence import EvidenceIndex
 from tools.passages import Passage
 from tools.turn import TurnRecorder
-from tools.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
+from tools.verification.evidence import EvidenceIndex
+from tools.verification.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
 
-from conftest import passages_of
+from fakes import passages_of
 
 
 def _one(stores, sentence: str, retrieved=("mn201", "mn202")):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.claim_checks import name_check, names, negation_check, number_check, numbers
+from tools.verification.claim_checks import name_check, names, negation_check, number_check, numbers
 
 
 def test_numbers_digits_words_ordinals_and_scales():
@@ -55,7 +55,7 @@ def test_a_claims_not_that_negates_words_the_matched_lines_lack_is_not_a_contrad
 
 
 def test_neither_nor_is_one_negation():
-    from tools.claim_checks import polarity
+    from tools.verification.claim_checks import polarity
 
     assert polarity("I crossed the flood neither standing nor swimming") == 1
     assert polarity("not neither here nor there") == 0
@@ -78,7 +78,7 @@ def test_a_claim_that_asserts_what_the_text_denies_is_negated_however_long():
 
 
 def test_counted_pairs_a_number_with_the_word_it_counts():
-    from tools.claim_checks import counted
+    from tools.verification.claim_checks import counted
 
     assert counted("What six drains on wealth do they avoid?") == {(6, "drain")}
     assert counted("there are four kinds of feeling") == {(4, "feel")}
@@ -88,7 +88,7 @@ def test_counted_pairs_a_number_with_the_word_it_counts():
 
 
 def test_count_check_needs_the_same_thing_counted_otherwise():
-    from tools.claim_checks import count_check
+    from tools.verification.claim_checks import count_check
 
     text = "He gives up four bad deeds. What six drains on wealth does he avoid? Drinking, gambling, laziness."
     assert count_check("he avoids four drains on wealth", text) == "number differs: 4 drain vs 6 drain"
@@ -99,7 +99,7 @@ def test_count_check_needs_the_same_thing_counted_otherwise():
 
 
 def test_a_number_said_of_someone_else():
-    from tools.claim_checks import count_holder_check
+    from tools.verification.claim_checks import count_holder_check
 
     segments = ["Then Bhaddiya said,", "‘I lived in the forest for nine years, Kimbila.’", "They walked on.",
                 "The path was long.", "The rain came.", "Then Kimbila said,", "‘I lived in the forest one night.’"]
@@ -126,7 +126,7 @@ def test_a_denial_beside_an_unrelated_affirmation_is_still_denied():
 
 
 def test_count_check_forgives_a_count_worded_a_little_differently():
-    from tools.claim_checks import count_check
+    from tools.verification.claim_checks import count_check
 
     text = "There are these five grasping aggregates. Are the three aggregates of ethics included in the path?"
     assert count_check("form is one of the five aggregates", text) is None
@@ -135,7 +135,7 @@ def test_count_check_forgives_a_count_worded_a_little_differently():
 
 
 def test_each_count_of_the_claim_is_checked_on_its_own_words():
-    from tools.claim_checks import count_check
+    from tools.verification.claim_checks import count_check
 
     text = "Developing four powers, a noble disciple overcomes five fears."
     assert count_check("a disciple who develops four powers overcomes five fears", text) is None
@@ -144,7 +144,7 @@ def test_each_count_of_the_claim_is_checked_on_its_own_words():
 
 
 def test_a_quotation_is_the_texts_own_words_or_misquoted():
-    from tools.claim_checks import misquoted, plain_words
+    from tools.verification.claim_checks import misquoted, plain_words
 
     text = plain_words("Suppose there was a lotus that sprouted and grew in the water, but rose up above it, unsoiled. "
                        "In the same way, the Realized One was born and grew up in the world but lives unsoiled by it.")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from chat.evals.claims import as_answer, evaluate
-from tools.evidence import EvidenceIndex
-from tools.verifier import ClaimVerifier
+from tools.verification.evidence import EvidenceIndex
+from tools.verification.verifier import ClaimVerifier
 
 
 def test_as_answer_appends_missing_citations():

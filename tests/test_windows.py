@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.windows import beside, is_heading, opening, question_words, rank_windows
+from tools.search.windows import beside, is_heading, opening, question_words, rank_windows
 
 from helpers_tools import open_library
 

@@ -9,10 +9,10 @@ from chat.pipeline.compose import key_windows
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.windows import REPLY_CHARS, WINDOW_CHARS, rank_windows
+from tools.search.windows import REPLY_CHARS, WINDOW_CHARS, rank_windows
 
-from conftest import FakeEmbedding
 from corpus import write_tree
+from fakes import FakeEmbedding
 
 FILLER = "The mendicants sat in silence for a while, and the evening grew cool over the grove by the river. "
 SETUP = ("“Vaccha, suppose a fire were burning in front of you, a fire of grass and logs, a bright fire you could see, "

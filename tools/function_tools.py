@@ -1,7 +1,7 @@
 """The five tools as LlamaIndex FunctionTools, with outputs sized for a small model's context.
 
 What the model reads is numbered evidence: the few lines of each retrieved text that answer the query
-(tools/windows.py), whole, each under a number it cites ("[2]") and with the reference that number stands for
+(tools/search/windows.py), whole, each under a number it cites ("[2]") and with the reference that number stands for
 (`[2] SN 35.28:1.3–1.6 (Burning): ...`). Numbers run across the turn's tool calls (TurnRecorder.number), so the
 pipeline maps every cited number back to its segments. Every call is recorded in the turn's TurnRecorder, so the
 answer's citations can be checked against what was really retrieved. Tool
@@ -22,10 +22,10 @@ from llama_index.core.tools import FunctionTool
 from indexing.vocabulary import BASKETS
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage, clip
-from tools.query import NamedSutta
 from tools.references import asks_for_parallels, collection_code, translator_named
+from tools.search.query import NamedSutta
+from tools.search.windows import EvidenceWindow, beside, opening, question_words, rank_windows
 from tools.turn import TurnRecorder
-from tools.windows import EvidenceWindow, beside, opening, question_words, rank_windows
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +42,6 @@ class ToolBudget:
     expand_each_side: int = 2
     windows: int = 4  # numbered evidence items one call shows
     texts: int = 4  # retrieved texts whose lines compete for those items
-
-
-def render_passage(p: Passage, limit: int) -> str:
-    # the twins' references let the model answer "which suttas have this?" without a second search
-    also = f" (also at {', '.join(f'[{t.ref}]' for t in p.twins[:3])})" if p.twins else ""
-    return f"[{p.ref}] {p.title}: {clip(p.text, limit)}{also}"
 
 
 @dataclass
@@ -70,12 +64,6 @@ def render_evidence(numbered: list[tuple[int, EvidenceWindow]]) -> str:
 def _with_twins(windows: list[EvidenceWindow], passages: list[Passage]) -> list[EvidenceWindow]:
     twins = {p.doc_id: tuple(t.ref for t in p.twins[:3]) for p in passages if p.twins}
     return [replace(w, also=twins[w.doc_id]) if w.doc_id in twins else w for w in windows]
-
-
-def render_passages(passages: list[Passage], limit: int, empty: str = "No passages found.") -> str:
-    if not passages:
-        return empty
-    return "\n".join(render_passage(p, limit) for p in passages)
 
 
 class CanonTools:
@@ -155,7 +143,7 @@ class CanonTools:
     def resolve_alias(self, name: str) -> ToolResult:
         """Find the sutta ID for a title or nickname ("Fire Sermon", "Kakacūpama Sutta"). Returns candidate IDs
         with titles. Call it before lookup_sutta when the user names a sutta by title instead of by number."""
-        from tools.names import resolve_name
+        from tools.search.names import resolve_name
 
         def body():
             res = resolve_name(self.library, name)
@@ -175,7 +163,7 @@ class CanonTools:
         """Read a text by ID ("MN 21", "SN 35.28", "Snp 1.4", "Bu Pj 2", "Kd 10"). query: what to find inside it;
         translator: another translation to read (e.g. "soma"). Returns its title, translator, parallels and the
         lines that answer the query as numbered passages; says so if no such text exists."""
-        from tools.lookup import lookup
+        from tools.texts.lookup import lookup
 
         translator = translator.strip() or (translator_named(query) or "")
         return self._lookup(sutta_id, query, translator,
@@ -186,7 +174,7 @@ class CanonTools:
         """`lookup_sutta` for a sutta the query's analysis already resolved to its documents; `setting` lets its
         opening compete with the lines that match the query; `summary=False` leaves out its summary (blurb);
         `windows`: fewer passages than the budget's."""
-        from tools.lookup import lookup, lookup_docs
+        from tools.texts.lookup import lookup, lookup_docs
 
         translator = translator.strip() or (translator_named(query) or "")
 
@@ -203,7 +191,7 @@ class CanonTools:
 
     def _lookup(self, sutta_id: str, query: str, translator: str, find, *, setting: bool = False,
                 summary: bool = True, limit: int = 0) -> ToolResult:
-        from tools.lookup import parallel_openings
+        from tools.texts.lookup import parallel_openings
 
         def body():
             result = find()
@@ -238,28 +226,11 @@ class CanonTools:
             inputs["translator"] = translator
         return self._run("lookup_sutta", inputs, body)
 
-    def _best_in(self, doc_ids: list[str], query: str) -> list[Passage]:
-        """The passages of these documents that best match the query (BM25, plus dense when it is up)."""
-        from tools.retriever import search
-
-        suttas = [doc_id for doc_id in doc_ids if (doc := self.library.docstore.document(doc_id)) and doc.sutta_id]
-        if not suttas:
-            return []
-        # The retriever puts the pinned documents' best matches first and gives each a share of k, so k is sized
-        # for every one of them to get its full share.
-        k = 2 * len(suttas) * self.budget.lookup_passages
-        result = search(self.library, query, k=k, pinned_docs=suttas)
-        self.recorder.search_types_used.update(result.search_types_used)
-        wanted = set(doc_ids)
-        # a stock passage of this sutta may have been kept under a parallel sutta's name: take it back
-        found = [q for p in result.passages for q in [p, *p.twins] if q.doc_id in wanted]
-        return list({p.chunk_id: p for p in found}.values())[: self.budget.lookup_passages]
-
     def search_passages(self, query: str, collection: str = "", k: int = 0, *, windows: int = 0,
                         prefer: Sequence[str] = ()) -> ToolResult:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN, SN,
         AN or KN (or Vinaya, Sutta) to search only there. Returns numbered passages."""
-        from tools.retriever import search
+        from tools.search.retriever import search
 
         k = max(1, min(int(k or self.budget.k), 15))
         wanted = (collection or "").strip().lower()
@@ -332,7 +303,7 @@ class CanonTools:
         doc = self.library.docstore.document(sutta_id_to_uid(parsed.sutta_id)) or \
             self.library.docstore.document_by_sutta_id(parsed.sutta_id)
         if doc is None:
-            from tools.lookup import lookup
+            from tools.texts.lookup import lookup
 
             doc_ids = lookup(self.library, parsed.sutta_id).doc_ids
             doc = self.library.docstore.document(doc_ids[0]) if doc_ids else None
@@ -355,7 +326,7 @@ class CanonTools:
     def verify_claims(self, draft: str) -> ToolResult:
         """Check a draft answer against the retrieved passages. draft: the answer with its [refs]. Returns which
         sentences the texts do not support. Optional; the answer is checked anyway."""
-        from tools.verifier import verify_claims_for_agent
+        from tools.verification.verifier import verify_claims_for_agent
 
         def body():
             _, text = verify_claims_for_agent(self.library, self.recorder, draft, llm=self.llm,

@@ -23,15 +23,15 @@ from indexing.vocabulary import BOOKS
 from tools.errors import ToolError
 
 if TYPE_CHECKING:
-    from tools.aliases import AliasIndex
-    from tools.bridges import Bridges
-    from tools.cards import CardIndex
-    from tools.evidence import EmbeddingScorer, EvidenceIndex
-    from tools.lookup import Catalog
-    from tools.names import NameMatcher
-    from tools.rerank import Reranker
-    from tools.translations import TranslationMap
-    from tools.verifier import ClaimVerifier, Mode
+    from tools.search.aliases import AliasIndex
+    from tools.search.bridges import Bridges
+    from tools.search.cards import CardIndex
+    from tools.search.names import NameMatcher
+    from tools.search.rerank import Reranker
+    from tools.texts.lookup import Catalog
+    from tools.texts.translations import TranslationMap
+    from tools.verification.evidence import EmbeddingScorer, EvidenceIndex
+    from tools.verification.verifier import ClaimVerifier, Mode
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ class Library:
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:
-            from tools.lookup import Catalog
+            from tools.texts.lookup import Catalog
 
             with self._lock:
                 if self._catalog is None:
@@ -180,7 +180,7 @@ class Library:
     @property
     def aliases(self) -> AliasIndex:
         if self._aliases is None:
-            from tools.aliases import AliasIndex
+            from tools.search.aliases import AliasIndex
 
             with self._lock:
                 if self._aliases is None:
@@ -191,7 +191,7 @@ class Library:
     @property
     def translations(self) -> TranslationMap:
         if self._translations is None:
-            from tools.translations import TranslationMap
+            from tools.texts.translations import TranslationMap
 
             with self._lock:
                 if self._translations is None:
@@ -202,7 +202,7 @@ class Library:
     def evidence(self) -> EvidenceIndex:
         """Per-sutta token views and word weights, shared by every claim check and grounding quote of the process."""
         if self._evidence is None:
-            from tools.evidence import EvidenceIndex
+            from tools.verification.evidence import EvidenceIndex
 
             with self._lock:
                 if self._evidence is None:
@@ -212,11 +212,11 @@ class Library:
     def verifier(self, *, dense: bool = False, llm=None, mode: Mode = "local") -> ClaimVerifier:
         """A claim verifier over the library's caches. `dense` adds the embedding model's second opinion (when the
         dense side is up); `llm` is the judge for modes llm and both."""
-        from tools.verifier import ClaimVerifier
+        from tools.verification.verifier import ClaimVerifier
 
         scorer = None
         if dense and self.embed_model is not None:
-            from tools.evidence import EmbeddingScorer
+            from tools.verification.evidence import EmbeddingScorer
 
             with self._lock:
                 if self._scorer is None:
@@ -227,7 +227,7 @@ class Library:
     def reranker(self, llm=None) -> Reranker:
         """The reranker the settings ask for, built once (a cross-encoder load takes seconds). The `llm` reranker
         is built by the first call that passes an LLM; until then it is `none`."""
-        from tools.rerank import build_reranker
+        from tools.search.rerank import build_reranker
 
         with self._lock:
             if self._reranker is None or (llm is not None and self._reranker.name == "none"):
@@ -248,14 +248,14 @@ class Library:
     @property
     def cards(self) -> CardIndex:
         """Sutta cards (titles, names, blurb, first lines), searched to find suttas as wholes."""
-        from tools.cards import CardIndex
+        from tools.search.cards import CardIndex
 
         return self._once("_cards", lambda: CardIndex.open(self.settings, dense=self.dense_ready))
 
     @property
     def bridges(self) -> Bridges:
         """Older-translation and Pali words -> this translation's, and the Pali index they search."""
-        from tools.bridges import Bridges
+        from tools.search.bridges import Bridges
 
         return self._once("_bridges", lambda: Bridges.load(self.bm25, self.settings.index_dir,
                                                            self.settings.bridges_file, self.settings.bridge_weight,
@@ -264,7 +264,7 @@ class Library:
     @property
     def names(self) -> NameMatcher:
         """Fuzzy, Pali and semantic matching of a sutta's name, over the alias index and the cards."""
-        from tools.names import NameMatcher
+        from tools.search.names import NameMatcher
 
         return self._once("_names", lambda: NameMatcher(self.aliases, self.cards, self.bridges))
 

@@ -10,7 +10,7 @@ from indexing.vocabulary import document_ref, segment_ref
 
 @dataclass
 class Alternative:
-    """The same segments in another translator's words (see tools.translations)."""
+    """The same segments in another translator's words (see tools.texts.translations)."""
 
     translator: str  # `soma`
     doc_id: str  # `thig1.1@soma`

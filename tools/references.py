@@ -21,7 +21,7 @@ English article far more often than the Aṅguttara).
 
 Citations in answers are references in square brackets, several to a bracket separated by `;`, `,` or `and`:
 `[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`. Inside a bracket the filters for running text do not
-apply (`[an 4.159]` is a citation). Parsing only: whether the text exists is `tools.lookup`'s question.
+apply (`[an 4.159]` is a citation). Parsing only: whether the text exists is `tools.texts.lookup`'s question.
 
 A document outside SuttaCentral (a Markdown note, a PDF) is cited by its title and place, as
 `indexing.vocabulary.document_ref` writes it: `[Retreat notes ¶2]`, `[Retreat notes ¶2–3]`, `[Dhamma talk p. 3]`,
@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexing.text import fold
 from indexing.vocabulary import (
     BASKET_HINTS,
     BOOKS,
@@ -50,6 +49,7 @@ from indexing.vocabulary import (
     find_translator,
     sutta_id_to_uid,
 )
+from tools.language.words import fold
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tools.passages import Passage
-from tools.windows import EvidenceWindow
+from tools.search.windows import EvidenceWindow
 
 
 @dataclass

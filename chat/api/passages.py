@@ -18,7 +18,7 @@ from tools.errors import ToolError
 
 def run_search(library, query: str, k: int, mode: str, collection: str | None, basket: str | None = None):
     """The retriever's SearchResult plus why it ran with less than asked for (None when it did not)."""
-    from tools.retriever import search
+    from tools.search.retriever import search
 
     # The retriever itself falls back to BM25 when the dense side is down or fails, and notes it.
     result = search(library, query, k=k, mode=mode, collection=collection, basket=basket)
@@ -41,8 +41,8 @@ def passage_out(rank: int, p) -> PassageOut:
 
 
 def sutta_text(library, ref: str, translator: str | None = None) -> SuttaResponse:
-    from tools.lookup import MAX_SEGMENTS, REFERENCE_FORMS, lookup
     from tools.references import parse_reference
+    from tools.texts.lookup import MAX_SEGMENTS, REFERENCE_FORMS, lookup
 
     # Stricter than the agent's tool, which takes the first reference found anywhere in its text: a URL naming
     # `MN 21 extra` or `MN 21:abc` is a mistake to report, not a request for MN 21.

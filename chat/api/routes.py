@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
@@ -32,12 +33,13 @@ from chat.api.models import (
 )
 from chat.api.passages import answer_without_llm, passage_out, run_search, sutta_text
 from chat.api.security import (
+    ApiAuth,
+    LoginCheck,
     SessionScope,
     SlidingWindowLimiter,
-    auth_dependency,
-    key_is_valid,
     rate_dependency,
 )
+from chat.database import StoreError
 from chat.errors import ChatError
 from chat.pipeline.answer import Answer
 from chat.providers.select import probe_providers
@@ -102,20 +104,31 @@ def create_app(runtime: Runtime) -> FastAPI:
     return _build(runtime, prefix=API_PREFIX)
 
 
-def mount_api(app, runtime: Runtime) -> FastAPI:
+def mount_api(app, runtime: Runtime, login: LoginCheck | None = None) -> FastAPI:
     """Serve the API inside another FastAPI app (Chainlit's `chainlit.server.app`) under /api, sharing the host
     process's runtime (one LLM). Docs then live at /api/docs and /api/openapi.json. The mount goes first in the
     route table because Chainlit ends its routes with a catch-all that serves the UI for every GET path and would
-    otherwise shadow /api.
+    otherwise shadow /api. `login`: the host's login, which then guards the API too (ApiAuth).
     """
-    api = _build(runtime, prefix="")
+    api = _build(runtime, prefix="", login=login)
     # Chainlit re-imports the app module on reload: replace an earlier mount rather than stacking a second one.
     app.router.routes[:] = [r for r in app.router.routes if getattr(r, "name", None) != _MOUNT_NAME]
     app.router.routes.insert(0, Mount(API_PREFIX, app=api, name=_MOUNT_NAME))
     return api
 
 
-def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
+@dataclass
+class _Guards:
+    """What the routes share: the key or login check, the two rate limits and the error responses they document."""
+
+    api_auth: ApiAuth
+    auth: Any
+    query_rate: Any
+    search_rate: Any
+    errors: dict[int | str, dict[str, Any]]
+
+
+def _build(runtime: Runtime, *, prefix: str, login: LoginCheck | None = None) -> FastAPI:
     settings = runtime.settings
     # FastAPIOffline: /docs and /redoc load their scripts from this process, not from a CDN that an offline machine
     # cannot reach (the page stayed blank); under the chat's /api mount too, through the request's root_path.
@@ -131,18 +144,28 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     app.state.runtime = runtime
     app.state.query_limiter = SlidingWindowLimiter(settings.api_query_rate)
     app.state.search_limiter = SlidingWindowLimiter(settings.api_search_rate)
-    auth = auth_dependency(settings)
-    sessions = SessionScope(settings)
-    query_rate = rate_dependency(app.state.query_limiter, "queries", auth)
-    search_rate = rate_dependency(app.state.search_limiter, "searches", auth)
-    errors: dict[int | str, dict[str, Any]] = {
-        400: {"model": ErrorResponse, "description": "Malformed JSON"},
-        401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured)"},
-        422: {"model": ErrorResponse, "description": "Invalid input"},
-        429: {"model": ErrorResponse, "description": "Rate limited; see Retry-After"},
-        503: {"model": ErrorResponse, "description": "The index is not available"},
-    }
+    api_auth = ApiAuth(settings, login)
+    auth = api_auth.dependency()
+    guards = _Guards(api_auth, auth, rate_dependency(app.state.query_limiter, "queries", auth),
+                     rate_dependency(app.state.search_limiter, "searches", auth), _ERRORS)
+    _add_error_handlers(app)
+    _add_answer_routes(app, runtime, prefix, guards)
+    _add_text_routes(app, runtime, prefix, guards)
+    _add_health_route(app, runtime, prefix, guards)
+    return app
 
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "Malformed JSON"},
+    401: {"model": ErrorResponse, "description": "Missing or invalid X-API-Key (when keys are configured) or, "
+          "in a chat with a password login, no login"},
+    422: {"model": ErrorResponse, "description": "Invalid input"},
+    429: {"model": ErrorResponse, "description": "Rate limited; see Retry-After"},
+    503: {"model": ErrorResponse, "description": "The index is not available"},
+}
+
+
+def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         errs = list(exc.errors())
@@ -162,20 +185,28 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
 
     @app.exception_handler(IndexUnavailableError)
     @app.exception_handler(IndexingError)
+    @app.exception_handler(StoreError)  # the shared database is down: sessions cannot be issued or checked
     async def _index_unavailable(request: Request, exc: Exception):
         return JSONResponse({"detail": str(exc)}, status_code=503)
+
+
+def _add_answer_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    """POST /query (JSON or Server-Sent Events) and POST /sessions."""
+    settings, auth, errors = runtime.settings, guards.auth, guards.errors
+    sessions = SessionScope(settings)
 
     @app.post(f"{prefix}/query", response_model=Answer, tags=["answers"],
               responses={**errors, 200: {"content": {"text/event-stream": {}},
                                          "description": "The answer; with Accept: text/event-stream, SSE events "
                                          "`token`, `step`, then one `final` holding the answer object."}},
-              dependencies=[Depends(query_rate)])
+              dependencies=[Depends(guards.query_rate)])
     async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None,
-                    api_key: str | None = Depends(auth)):
+                    owner: str | None = Depends(auth)):
         """Ask a question; get a cited, verified answer (status answered, abstained or failed). A `session_id`
-        continues a conversation of the same owner: the same API key, or without keys an ID from /api/sessions."""
+        continues a conversation of the same owner: the same API key or chat login, or without either an ID from
+        /api/sessions."""
         question = _check_query(body.query, settings)
-        key = sessions.memory_key(api_key, body.session_id)
+        key = sessions.memory_key(owner, body.session_id)
         await run_in_threadpool(runtime.library)  # no index is a 503 before any stream starts, not a failed answer
         if accept and "text/event-stream" in accept:
             return StreamingResponse(
@@ -198,15 +229,20 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
             return answer
 
     @app.post(f"{prefix}/sessions", response_model=SessionResponse, tags=["answers"], responses=errors,
-              dependencies=[Depends(search_rate)])
-    def new_session(api_key: str | None = Depends(auth)):
+              dependencies=[Depends(guards.search_rate)])
+    def new_session(owner: str | None = Depends(auth)):
         """A new conversation's ID, to pass as `session_id` to /api/query. Without API keys this is the only kind
         of session ID the server accepts: it cannot be guessed, so no one else can read or continue the
         conversation. With keys, a session belongs to its key and any ID the client chooses also works."""
         return SessionResponse(session_id=sessions.issue())
 
+
+def _add_text_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    """POST /search and GET /suttas/{ref}: what the index alone serves."""
+    settings, auth, errors = runtime.settings, guards.auth, guards.errors
+
     @app.post(f"{prefix}/search", response_model=SearchResponse, tags=["search"], responses=errors,
-              dependencies=[Depends(search_rate)])
+              dependencies=[Depends(guards.search_rate)])
     def search(body: SearchRequest):
         """Ranked passages with their per-stage scores. No LLM involved."""
         question = _check_query(body.query, settings)
@@ -235,21 +271,24 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
             raise HTTPException(422, f"reference must be 1 to {MAX_REF_CHARS} characters, like MN 21 or mn21:3.1-3.5")
         return sutta_text(runtime.library(), ref, translator.strip() or None if translator else None)
 
+
+def _add_health_route(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guards) -> None:
+    api_auth = guards.api_auth
+
     @app.get(f"{prefix}/health", response_model=HealthResponse, tags=["service"])
-    def health(probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
+    def health(request: Request,
+               probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
                                                 "embedded) before one has been built.")] = False,
                x_api_key: Annotated[str | None, Header()] = None):
-        """Whether the index is loaded, its size, and which LLM and embedding provider are live. With API keys
-        configured, only the status without a valid key: paths, hosts and errors are for the key holders, and
-        only they can make the server probe its LLM."""
-        trusted = key_is_valid(settings, x_api_key)
+        """Whether the index is loaded, its size, and which LLM and embedding provider are live. With API keys or a
+        chat login configured, only the status without a valid key or login: paths, hosts and errors are for
+        those who hold one, and only they can make the server probe its LLM."""
+        trusted = api_auth.trusted(request, x_api_key)
         body, code = _health(runtime, probe and trusted)
         if not trusted:
             body = HealthResponse(status=body.status, index={"loaded": body.index.get("loaded", False)},
-                                  embedding={}, llm={"note": "details need an X-API-Key"})
+                                  embedding={}, llm={"note": "details need an X-API-Key or a login"})
         return JSONResponse(body.model_dump(), status_code=code)
-
-    return app
 
 
 def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]:

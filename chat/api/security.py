@@ -1,4 +1,5 @@
-"""Who may call the HTTP API and how often: X-API-Key checks and per-client sliding-window rate limits.
+"""Who may call the HTTP API and how often: X-API-Key or the host chat's login, and per-client sliding-window
+rate limits.
 
 The limiter is in memory, one process. A sliding log (timestamps of the last window's requests) rather than a
 fixed bucket: a client cannot double its rate by straddling a minute boundary, and Retry-After can say exactly when
@@ -36,7 +37,7 @@ class SlidingWindowLimiter:
 
     def hit(self, client: str) -> float | None:
         """Count one request from `client`; None when allowed, else the seconds until it would be."""
-        if self.limit <= 0:  # 0 or less switches limiting off
+        if self.limit <= 0:  # 0 switches limiting off (the settings refuse a negative rate)
             return None
         now = self._clock()
         with self._lock:
@@ -78,52 +79,88 @@ def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
 
-def client_key(request: Request, api_key: str | None) -> str:
-    # Behind a key, the key is the client (one user, many addresses); else the peer address. X-Forwarded-For is
-    # not trusted: anyone could send it to get a fresh quota.
-    if api_key:
-        return f"key:{api_key}"
+def client_key(request: Request, owner: str | None) -> str:
+    # Behind a key or a login, that is the client (one user, many addresses); else the peer address.
+    # X-Forwarded-For is not trusted: anyone could send it to get a fresh quota.
+    if owner:
+        return owner
     return f"ip:{request.client.host if request.client else 'unknown'}"
 
 
 FAILED_KEYS_PER_MINUTE = 10
 
-
-def key_is_valid(settings: ScholarSettings, key: str | None) -> bool:
-    """True when no keys are configured (everyone is trusted alike) or `key` is one of them."""
-    keys = [k for k in settings.api_keys if k]
-    if not keys:
-        return True
-    return key is not None and any(hmac.compare_digest(key.encode(), k.encode()) for k in keys)
+# The login of the app the API is mounted in (the chat's): the request's logged-in user name, or None.
+LoginCheck = Callable[[Request], str | None]
 
 
-def auth_dependency(settings: ScholarSettings):
-    keys = [k for k in settings.api_keys if k]
-    # Counted per address before the key is compared: over the limit, even a right key is refused for the rest of
-    # the minute, or a guesser could keep guessing and learn from the one answer that differs.
-    failures = SlidingWindowLimiter(FAILED_KEYS_PER_MINUTE)
+class ApiAuth:
+    """Who is calling: the owner of a request is `key:<X-API-Key>` or `user:<chat login>`, or None for anyone.
 
-    def check(request: Request,
-              x_api_key: Annotated[str | None, Header(description="Required when the server has API keys.")] = None):
-        if not keys:
-            return None
+    With no API keys and no login everyone is trusted alike (a server on one's own machine). Keys turn on X-API-Key;
+    mounted in a chat with a password login, the chat's login (its cookie, or its token as `Authorization: Bearer`)
+    counts as well, so that the API does not answer the very callers the chat's login page turns away.
+    """
+
+    def __init__(self, settings: ScholarSettings, login: LoginCheck | None = None):
+        self.keys = [k for k in settings.api_keys if k]
+        self.login = login
+        # Counted per address before the key is compared: over the limit, even a right key is refused for the rest
+        # of the minute, or a guesser could keep guessing and learn from the one answer that differs.
+        self.failures = SlidingWindowLimiter(FAILED_KEYS_PER_MINUTE)
+
+    @property
+    def required(self) -> bool:
+        return bool(self.keys) or self.login is not None
+
+    def key_valid(self, key: str | None) -> bool:
+        return key is not None and any(hmac.compare_digest(key.encode(), k.encode()) for k in self.keys)
+
+    def owner(self, request: Request, x_api_key: str | None) -> str | None:
+        """The request's owner if its credentials hold, else None; counts and raises nothing (for /api/health)."""
+        if self.keys and self.key_valid(x_api_key):
+            return f"key:{x_api_key}"
+        if self.login is not None:
+            name = self.login(request)
+            if name:
+                return f"user:{name}"
+        return None
+
+    def trusted(self, request: Request, x_api_key: str | None) -> bool:
+        return not self.required or self.owner(request, x_api_key) is not None
+
+    def _key_owner(self, request: Request, x_api_key: str | None) -> str:
         peer = client_key(request, None)
-        wait = failures.peek(peer)
+        wait = self.failures.peek(peer)
         if wait is not None:
             raise HTTPException(429, f"too many invalid X-API-Key headers from this address; retry in "
                                      f"{retry_after_header(wait)} s", headers={"Retry-After": retry_after_header(wait)})
-        if not x_api_key or not any(hmac.compare_digest(x_api_key.encode(), k.encode()) for k in keys):
-            failures.hit(peer)
+        if not self.key_valid(x_api_key):
+            self.failures.hit(peer)
             raise HTTPException(401, "missing or invalid X-API-Key header", headers={"WWW-Authenticate": "X-API-Key"})
-        return x_api_key
+        return f"key:{x_api_key}"
 
-    return check
+    def dependency(self):
+        def check(request: Request,
+                  x_api_key: Annotated[str | None, Header(description="Required when the server has API keys.")]
+                  = None) -> str | None:
+            if not self.required:
+                return None
+            if self.keys and (x_api_key is not None or self.login is None):
+                return self._key_owner(request, x_api_key)  # a key that is sent must be right, login or not
+            owner = self.owner(request, None)
+            if owner is not None:
+                return owner
+            what = "log in to the chat first (its cookie, or its token as Authorization: Bearer)"
+            raise HTTPException(401, what + (" or send an X-API-Key header" if self.keys else ""),
+                                headers={"WWW-Authenticate": "Bearer"})
+
+        return check
 
 
 def rate_dependency(limiter: SlidingWindowLimiter, what: str, auth):
     # A default, not Annotated: string annotations (future import) cannot see the closure's `auth`.
-    def check(request: Request, api_key: str | None = Depends(auth)):
-        wait = limiter.hit(client_key(request, api_key))
+    def check(request: Request, owner: str | None = Depends(auth)):
+        wait = limiter.hit(client_key(request, owner))
         if wait is not None:
             raise HTTPException(
                 429,
@@ -140,6 +177,7 @@ class SessionScope:
     an API that only searches writes nothing."""
 
     def __init__(self, settings: ScholarSettings):
+        self._settings = settings
         self._secret_path = settings.resolved_memory_db.parent / "session-secret"
         self._issuer: SessionIssuer | None = None
         self._lock = threading.Lock()
@@ -147,17 +185,26 @@ class SessionScope:
     def issuer(self) -> SessionIssuer:
         with self._lock:
             if self._issuer is None:
-                self._issuer = SessionIssuer(load_secret(self._secret_path))
+                self._issuer = SessionIssuer(self._secret())
             return self._issuer
+
+    def _secret(self) -> bytes:
+        if self._settings.database_url:  # replicas: an ID issued by one is valid on every other
+            from chat.database import memory_database, shared_secret
+
+            return bytes.fromhex(shared_secret(memory_database(self._settings), "api-sessions"))
+        return load_secret(self._secret_path)
 
     def issue(self) -> str:
         return self.issuer().issue()
 
-    def memory_key(self, api_key: str | None, session_id: str | None) -> str | None:
+    def memory_key(self, owner: str | None, session_id: str | None) -> str | None:
+        """A session belongs to its owner (a key, a chat login: any ID they choose is theirs alone), or without
+        either to whoever holds the server-signed ID."""
         if session_id is None:
             return None
-        if api_key:
-            return memory_key("api", f"key:{api_key}", session_id)
+        if owner:
+            return memory_key("api", owner, session_id)
         if not self.issuer().valid(session_id):
             raise HTTPException(422, "session_id: not a session this server issued; POST /api/sessions for one "
                                      "(without API keys only issued IDs are accepted, so that no one can continue "

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from indexing.settings import ScholarSettings
+from indexing.settings_doc import load_settings
 
 log = logging.getLogger("scholar")
 
@@ -22,6 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("paths", nargs="*", type=Path)
     s.add_argument("--no-progress", action="store_true")
     s.add_argument("--json", action="store_true", help="print the run report as JSON")
+    s.add_argument("--wait", action="store_true", help="if another ingest is updating the index, wait for it "
+                   "instead of stopping")
 
     s = sub.add_parser("stats", help="what the index holds")
     s.add_argument("--json", action="store_true")
@@ -82,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for noisy in ("httpx", "chromadb", "sentence_transformers", "urllib3", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    settings = ScholarSettings()
     try:
-        return _dispatch(args, settings)
+        # Inside the try: a setting that cannot be read is one line naming the variable, exit 2, for every command.
+        return _dispatch(args, load_settings())
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
@@ -101,7 +104,7 @@ def _dispatch(args, settings: ScholarSettings) -> int:
     if args.command == "ingest":
         from indexing.pipeline import ingest
 
-        report = ingest(settings, args.paths or None, progress=not args.no_progress)
+        report = ingest(settings, args.paths or None, progress=not args.no_progress, wait=args.wait)
         if args.json:
             sys.stdout.write(json.dumps(report.__dict__, indent=2, default=str) + "\n")
         else:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.names import resolve_name as resolve_alias
+from tools.search.names import resolve_name as resolve_alias
 
 log = logging.getLogger(__name__)
 

@@ -89,13 +89,11 @@ _DEBRIS = re.compile(r"\[\s*\]|\(\s*\)|What the closest passage says")
 
 def score_content(row: dict, answer: Answer) -> dict:
     """What the answer says against the row's key facts."""
-    from indexing.vocabulary import PARTIAL_MARK, UNCITED_MARK, UNSUPPORTED_MARK
-
     text = _fold(answer.answer)
     must = row.get("must") or []
     got = [any(_fold(alt) in text for alt in group) for group in must]
     wrong = [alt for group in row.get("must_not") or [] for alt in group if _fold(alt) in text]
-    marks = any(m in answer.answer for m in (UNSUPPORTED_MARK, PARTIAL_MARK, UNCITED_MARK, "⚠"))
+    marks = "⚠" in answer.answer
     return {
         "facts": round(sum(got) / len(must), 3) if must else 1.0,
         "correct": all(got) and not wrong and answer.status == "answered",
@@ -108,14 +106,13 @@ def score_content(row: dict, answer: Answer) -> dict:
 
 def _flagged_citations(answer: Answer) -> int:
     """Citations used only in sentences the verifier marked as unsupported."""
-    from indexing.vocabulary import PARTIAL_MARK, UNSUPPORTED_MARK
-    from tools.citations import split_sentences
+    from tools.language.sentences import split_sentences
 
     good: set[str] = set()
     bad: set[str] = set()
     for sentence in split_sentences(answer.answer):
         refs = {r.raw for r in sentence.citations}
-        (bad if UNSUPPORTED_MARK in sentence.text or PARTIAL_MARK in sentence.text else good).update(refs)
+        (bad if "⚠" in sentence.text else good).update(refs)
     known = {c.ref for c in answer.citations}
     return len((bad - good) & known)
 

@@ -22,7 +22,7 @@ from chat.evals.answers import load_questions, write_report
 from chat.pipeline.answer import Answer
 from chat.runtime import Runtime
 from indexing.settings import ScholarSettings
-from indexing.text import fold
+from tools.language.words import fold
 
 log = logging.getLogger(__name__)
 

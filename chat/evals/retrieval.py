@@ -17,7 +17,7 @@ from pathlib import Path
 
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.retriever import MODES, search
+from tools.search.retriever import MODES, search
 
 log = logging.getLogger(__name__)
 

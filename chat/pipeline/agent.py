@@ -33,7 +33,7 @@ from llama_index.core.llms import LLM
 from llama_index.core.tools import BaseTool
 
 from chat.errors import ChatError
-from chat.pipeline.planner import PlannedStep
+from chat.pipeline.plan import PlannedStep
 from prompts import load_prompt
 from tools.function_tools import ToolResult
 

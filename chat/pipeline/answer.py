@@ -11,7 +11,7 @@ from indexing.vocabulary import translator_name
 from tools.passages import Passage, clip
 
 if TYPE_CHECKING:
-    from tools.verifier import Verdict
+    from tools.verification.verifier import Verdict
 
 Status = Literal["answered", "abstained", "failed"]
 
@@ -32,7 +32,7 @@ def renderings(passage: Passage, docstore=None, start: str | None = None, end: s
     narrower than its passage)."""
     alternatives = passage.alternatives
     if docstore is not None and start:
-        from tools.translations import rendering
+        from tools.texts.translations import rendering
 
         alternatives = [r for a in alternatives if (r := rendering(docstore, a.doc_id, start, end)) is not None]
     return [Rendering(translator=a.translator, translator_name=translator_name(a.translator), doc_id=a.doc_id,
@@ -83,7 +83,7 @@ class TraceStep(BaseModel):
 
 
 class Resolved(BaseModel):
-    """How the question was read against the conversation (chat/pipeline/resolve.py)."""
+    """How the question was read against the conversation (chat/pipeline/conversation.py)."""
 
     kind: Literal["first", "new", "follow_up"]
     reason: str = ""

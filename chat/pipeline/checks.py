@@ -4,7 +4,7 @@ replaced by the passage's own words or removed.
 
 The reader never sees a warning mark inside a sentence or a half-repaired fragment: a sentence stands, is replaced
 by a quotation of its passage, or goes, and each one that did not stand is listed in the answer's
-`unsupported_claims` with what replaced it. The verifier (tools.verifier) decides what a passage supports.
+`unsupported_claims` with what replaced it. The verifier (tools.verification.verifier) decides what a passage supports.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict, renderings
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid, unit_id
-from tools.citations import split_sentences
+from tools.language.sentences import final_stop, split_sentences
 from tools.passages import Passage, clip
 from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
+from tools.search.windows import EvidenceWindow
 from tools.turn import TurnRecorder
-from tools.windows import EvidenceWindow
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def _append_ref(text: str, sentence_text: str, ref: str) -> str:
         return text
     end = at + len(sentence_text)
     body = sentence_text.rstrip()
-    m = re.search(r"[.!?…]+[”’\"')]*$", body)
+    m = final_stop(body)
     if m:
         new = f"{body[:m.start()]} [{ref}]{body[m.start():]}"
     else:
@@ -287,7 +287,7 @@ def tidy_text(text: str) -> str:
 def _without_unsupported_clauses(v) -> str | None:
     """ "MN 10 teaches X, while MN 149 teaches Y" where only X holds: "MN 10 teaches X [MN 10:2.1]." The removed
     clause stays listed with the claim; the sentence is cited to the segments that hold what is left."""
-    from tools.evidence import claim_tokens
+    from tools.verification.evidence import claim_tokens
 
     parts = getattr(v, "parts", [])
     if v.verdict != "partial" or any(p.span is None for p in parts):
@@ -322,7 +322,7 @@ def _fragment(parts, kept: list[int]) -> bool:
     present should be discerned") or an item of a list whose other items failed ("…there are dwarf cow elephants
     with big footprints, …, and tall lofty cow elephants with big footprints" would leave "Tall lofty cow elephants
     with big footprints [MN 27:10.12]."). An independent clause after "and" stands."""
-    from tools.evidence import claim_tokens
+    from tools.verification.evidence import claim_tokens
 
     first = parts[kept[0]].text.strip()
     if _SUBORDINATE.match(first):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from indexing.vocabulary import segment_key
+from tools.search.windows import REPLY_CHARS, EvidenceWindow
 from tools.turn import TurnRecorder
-from tools.windows import REPLY_CHARS, EvidenceWindow
 
 NUMBER = re.compile(r"\[(\d{1,3})\]")
 _RUN = re.compile(r"(?:\s*\[\d{1,3}\])+")

@@ -10,8 +10,8 @@ import re
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.pipeline.answer import Citation
-from indexing.text import tokenize
 from prompts import load_prompt
+from tools.language.words import tokenize
 from tools.passages import clip
 
 log = logging.getLogger(__name__)

@@ -13,22 +13,20 @@ import re
 from collections.abc import Callable, Sequence
 
 from chat.pipeline.checks import drop_refs, tidy_text
-from tools.citations import Sentence, split_sentences
-from tools.evidence import claim_tokens, matches_any
-from tools.windows import question_words
+from tools.language.sentences import Sentence, ends_sentence, split_sentences
+from tools.language.words import word_set
+from tools.search.windows import question_words
+from tools.verification.evidence import claim_tokens, matches_any
 
 log = logging.getLogger(__name__)
 
 REPEAT_SHARE = 0.8  # a sentence whose content words are this much an earlier sentence's says nothing new
 # a clause ending on one of these was cut: "they don't sorrow or", "is praised by the Buddha and is"
-_DANGLING = frozenset("""and or but nor the a an of to in on at by for with from as that which who whose than is are
-was were be been their its his her our your this these those into onto upon if when because while whether although
-though unless until so""".split())
+_DANGLING = word_set("dangling")
 MIN_CONTENT_WORDS = 2  # fewer is a stub the model ended early to reach its citation ("The Buddha explains that if.")
 # English and Pali in Latin letters with their diacritics, punctuation, dashes and quotes: anything else in a
 # sentence (a stray CJK character) is a decoding slip of the small model, not something any passage says
 _FOREIGN = re.compile(r"[^\x00-\u024f\u0300-\u036f\u1e00-\u1eff\u2000-\u206f\u2190-\u21ff]")
-_ENDED = re.compile(r"[.!?…][”’\"')]*$")
 _COMMA_END = re.compile(r"[,;:—–]\s*[.!?…]?[”’\"')]*$")  # "several mendicants had,."
 # a subordinate clause standing as a sentence, left by a narrowing that cut its main clause away
 _CLAUSE_ONLY = re.compile(r"(?:that|which|whereas)\s+(?:the|a|an|this|these|those|his|her|their|its|one|any|every)\b",
@@ -53,7 +51,7 @@ def tidy_draft(text: str) -> str:
 
     def fault(i: int, s: Sentence) -> str | None:
         plain = s.plain.strip()
-        if i == len(sentences) - 1 and not s.citations and not _ENDED.search(plain):
+        if i == len(sentences) - 1 and not s.citations and not ends_sentence(plain):
             return "cut off"  # every whole sentence ends with its references (the grammar); this one stopped
         if plain.rstrip("”’\"') ").endswith("?"):
             return "a question"
@@ -115,7 +113,7 @@ def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
         plain = whole.rstrip(".!?…,;:”’\"') ")
         if not plain:
             return None
-        if i == len(sentences) - 1 and not s.citations and not _ENDED.search(whole) and not headed:
+        if i == len(sentences) - 1 and not s.citations and not ends_sentence(whole) and not headed:
             return "a fragment"  # "The passages": what the checks left of a last sentence, with nothing to cite
         last = plain.rsplit(" ", 1)[-1]
         if last.lower() in _DANGLING or _COMMA_END.search(whole):

@@ -1,24 +1,31 @@
-"""Conversation memory per session: LlamaIndex `Memory` over SQLite, so a chat survives a restart.
+"""Conversation memory per session: LlamaIndex `Memory` over SQL (a SQLite file, or the PostgreSQL database that
+replicas share: chat.database), so a chat survives a restart and continues on any replica.
 
 Only the dialogue is kept (the question, the final answer, and on the answer the conversation state: the references
 and suttas it cited, its subject — the suttas it was about, the people its answer named, the query it searched —
 and its status), never the agent's scratchpad: a small model re-reading old Observations would spend its whole
-context on them. The next turn's resolver (chat/pipeline/resolve.py) reads `turns()` to tell a follow-up ("to whom
+context on them. The next turn's resolver (chat/pipeline/conversation.py) reads `turns()` to tell a follow-up ("to whom
 was it taught?", "and what comes right after that?") from a new subject.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from pathlib import Path
+import threading
+from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.memory import Memory
-from sqlalchemy.ext.asyncio import create_async_engine
-from sqlalchemy.pool import NullPool
+from llama_index.core.storage.chat_store.sql import MessageStatus, SQLAlchemyChatStore
+from sqlalchemy import JSON, BigInteger, Column, Integer, MetaData, String, Table
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from chat.errors import ChatError
-from chat.pipeline.planner import PreviousTurn
+from chat.database import Database, migrate
+from chat.pipeline.plan import PreviousTurn
+from chat.private import private_file
 from tools.passages import clip
 from tools.references import strip_citations
 
@@ -35,23 +42,97 @@ def _approx_tokens(text: str) -> list[str]:
     return text.split()
 
 
+MEMORY_TABLE = "llama_index_memory"
+
+
+def _memory_table(metadata: MetaData) -> Table:
+    """LlamaIndex's own table (SQLAlchemyChatStore._setup_tables), so files written before stay readable."""
+    return Table(
+        MEMORY_TABLE, metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("key", String, nullable=False, index=True),
+        Column("timestamp", BigInteger, nullable=False, index=True),
+        Column("role", String, nullable=False),
+        Column("status", String, nullable=False, default=MessageStatus.ACTIVE.value, index=True),
+        Column("data", JSON, nullable=False),
+    )
+
+
+def _create_memory_table(conn: Connection) -> None:
+    # checkfirst is a check-then-create; safe here because migrate holds the database's lock around it.
+    _memory_table(MetaData()).create(conn, checkfirst=True)
+
+
+# Version i + 1 of the memory's schema is made by step i; a change is a new step at the end, never an edit.
+MEMORY_SCHEMA = [_create_memory_table]
+
+
+class _ReadyChatStore(SQLAlchemyChatStore):
+    """LlamaIndex's store over a table MemoryStore has made. Its own would run CREATE TABLE on each session's first
+    use, and twenty first turns at once raced to create it ("table llama_index_memory already exists")."""
+
+    _ready_table: Table = PrivateAttr()
+
+    def __init__(self, table: Table, engine: AsyncEngine):
+        super().__init__(table_name=table.name, async_engine=engine)
+        self._ready_table = table
+
+    async def _setup_tables(self, async_engine: AsyncEngine) -> Table:
+        self._table = self._ready_table
+        return self._ready_table
+
+
+class MemoryStore:
+    """One process's way to the conversation memory: the database, one engine, and the schema brought up to date
+    once (on first use, so a process that never keeps a conversation never touches it). Held by the Scholar."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self.table = _memory_table(MetaData())
+        self._engine: AsyncEngine | None = None
+        self._lock = threading.Lock()
+
+    async def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            await asyncio.to_thread(self._open)
+        assert self._engine is not None
+        return self._engine
+
+    def _open(self) -> None:
+        with self._lock:
+            if self._engine is not None:
+                return
+            if self.db.path is not None:
+                with self.db.translated():  # made here, 0600, before the driver would create it world-readable
+                    private_file(self.db.path)
+            migrate(self.db, "memory", MEMORY_SCHEMA)  # not marked open if it fails: the next turn tries again
+            self._engine = self.db.async_engine()
+
+
 class SessionMemory:
-    def __init__(self, db_path: Path, session_id: str):
+    def __init__(self, store: MemoryStore, session_id: str):
         self.session_id = session_id
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.memory = Memory.from_defaults(
-                session_id=session_id,
-                token_limit=TOKEN_LIMIT,
-                tokenizer_fn=_approx_tokens,
-                # NullPool: no connection outlives the event loop that opened it (sync `ask` runs a loop per call).
-                async_engine=create_async_engine(f"sqlite+aiosqlite:///{db_path}", poolclass=NullPool),
-            )
-        except Exception as exc:  # SQLAlchemy / driver errors: one sentence for the user
-            raise ChatError(f"could not open the conversation memory at {db_path}: {exc}") from exc
+        self.store = store
+        self._memory: Memory | None = None
+
+    async def _open(self) -> Memory:
+        if self._memory is None:
+            engine = await self.store.engine()
+            with self.store.db.translated():
+                self._memory = Memory.from_defaults(
+                    session_id=self.session_id, token_limit=TOKEN_LIMIT, tokenizer_fn=_approx_tokens,
+                    chat_store=_ReadyChatStore(self.store.table, engine),
+                )
+        return self._memory
+
+    async def _call(self, method: str, *args: Any) -> Any:
+        """A call on LlamaIndex's Memory, its driver errors translated once, here, into one sentence."""
+        memory = await self._open()
+        with self.store.db.translated():
+            return await getattr(memory, method)(*args)
 
     async def messages(self) -> list[ChatMessage]:
-        return await self.memory.aget_all()
+        return await self._call("aget_all")
 
     async def turns(self) -> list[PreviousTurn]:
         """Every stored turn, oldest first, with its conversation state."""
@@ -109,13 +190,13 @@ class SessionMemory:
                  "people": list(people or [])}
         if said:
             state["said"] = said
-        await self.memory.aput_messages([
+        await self._call("aput_messages", [
             ChatMessage(role=MessageRole.USER, content=question),
             ChatMessage(role=MessageRole.ASSISTANT, content=answer, additional_kwargs=state),
         ])
 
     async def reset(self) -> None:
-        await self.memory.areset()
+        await self._call("areset")
 
 
 def _turn(question: ChatMessage, answer: ChatMessage) -> PreviousTurn:

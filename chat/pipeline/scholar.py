@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -52,21 +53,22 @@ from chat.pipeline.answer import (
     failed_answer,
 )
 from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
+from chat.pipeline.conversation import Resolution, people_in, resolve, subject_of
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
-from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
+from chat.pipeline.memory import MemoryStore, SessionMemory
+from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
-from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
 from indexing.settings import ScholarSettings
-from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
 from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
-from tools.query import analyse_query
+from tools.language.words import fold, tokenize
+from tools.search.query import analyse_query
+from tools.search.windows import closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
-from tools.windows import closeness, make_window
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +108,8 @@ class Scholar:
         self.settings = settings
         self.library = library
         self.llm = llm
+        self._memory_store: MemoryStore | None = None  # made at the first turn with a session
+        self._memory_lock = threading.Lock()
 
     # ---- public API ------------------------------------------------------------------------------------------
     async def astream(self, question: str, *, session_id: str | None = None, mode: str = "auto"
@@ -148,7 +152,10 @@ class Scholar:
         try:
             await self._run(turn, recorder, emit)
         except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
-            log.exception("turn failed")
+            if user_message(exc) is None:
+                log.exception("turn failed")
+            else:  # an expected failure (a database that cannot be used, no model): its sentence says it all
+                log.warning("turn failed: %s", user_message(exc))
             _deliver(emit, failed_answer(
                 "Something went wrong while answering; the passages retrieved so far are listed below.",
                 user_message(exc) or f"{type(exc).__name__}: {exc}", checks.recorder_passages(recorder),
@@ -473,9 +480,12 @@ class Scholar:
     def _memory(self, session_id: str | None):
         if not session_id:
             return None
-        from chat.pipeline.memory import SessionMemory
+        from chat.database import memory_database
 
-        return SessionMemory(self.settings.resolved_memory_db, session_id)
+        with self._memory_lock:
+            if self._memory_store is None:
+                self._memory_store = MemoryStore(memory_database(self.settings))
+        return SessionMemory(self._memory_store, session_id)
 
     async def _remember(self, memory, turn: _Turn, answer: Answer, plan: Plan) -> None:
         if memory is None:
@@ -501,7 +511,7 @@ def relevance(question: str, title: str, text: str, weights=None) -> float:
     """IDF-weighted share of the question's content words found in a passage or its title. Words the corpus
     never uses ("Zhaozhou", "Amitabha") weigh most, so a question about another tradition scores low."""
 
-    from tools.query import QUERY_NOISE
+    from tools.search.query import QUERY_NOISE
 
     q = list(dict.fromkeys(t for t in tokenize(question)
                            if t not in QUERY_NOISE and t not in _CANON_NAME_WORDS and len(t) > 2))

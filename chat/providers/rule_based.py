@@ -14,14 +14,14 @@ from collections.abc import Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
-from indexing.text import tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE
+from tools.language.sentences import split_at_stops
+from tools.language.words import tokenize
 from tools.references import MENTION
 
 _NUMBERED = re.compile(r"^\[(\d+)\] [^()\n]*? \([^()\n]*\): (.*)")  # "[2] MN 21:20.1 (Title): text"
 _REF_LINE = re.compile(r"\[([^\[\]\n]*\d[^\[\]\n]*)\]\s*(.*)")
 _NOTES = re.compile(r"^\s*\((?:Notes?|Earlier in this conversation):.*\)\s*$", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
 
 
 def _text(message: ChatMessage) -> str:
@@ -82,7 +82,7 @@ def first_cited_passage(text: str) -> tuple[str, str] | None:
 
 def excerpt(text: str, limit: int = 220) -> str:
     text = " ".join(text.replace('"', "'").split()).rstrip(" …")
-    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    first = split_at_stops(text, ".!?;", maxsplit=1)[0]
     if len(first) > limit:
         first = first[:limit].rsplit(" ", 1)[0]
     return first.rstrip(",;:")

@@ -36,6 +36,7 @@ from chat.ui.render import (
 )
 from chat.ui.sources import citation_panel
 from indexing.settings import ScholarSettings
+from indexing.settings_doc import load_settings
 
 log = logging.getLogger(__name__)
 
@@ -263,5 +264,5 @@ def _runtime() -> Runtime:
 
 
 if cl_config.run.module_name:  # run by `chainlit run`, not imported by a test
-    RUNTIME = start(ScholarSettings())
+    RUNTIME = start(load_settings())
     RUNTIME.warm_up()

@@ -5,7 +5,8 @@
   chat on your own machine.
 
 Either way Chainlit signs its session cookie with CHAINLIT_AUTH_SECRET; when that is not set, a random secret is
-made once and kept beside the chat history (var/, gitignored), so logins survive a restart.
+made once and kept beside the chat history (var/, gitignored), so logins survive a restart; with
+SCHOLAR_DATABASE_URL it is kept in that database instead, so a login holds on every replica.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ import hmac
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chat.errors import ChatError
 from chat.private import write_private
+
+if TYPE_CHECKING:
+    from chat.database import Database
 
 LOCAL_READER = "reader"
 
@@ -51,12 +56,17 @@ def check_password(users: dict[str, str], username: str, password: str) -> bool:
     return hmac.compare_digest((expected or "\0unknown").encode(), password.encode()) and expected is not None
 
 
-def ensure_auth_secret(secret_file: Path) -> str:
-    """The JWT secret Chainlit needs once any login is configured (environment first, then the kept file)."""
+def ensure_auth_secret(secret_file: Path, shared: Database | None = None) -> str:
+    """The JWT secret Chainlit needs once any login is configured (environment first, then the `shared` database's
+    when replicas share one, else the kept file)."""
     secret = os.environ.get("CHAINLIT_AUTH_SECRET")
     if secret:
         return secret
-    if secret_file.exists():
+    if shared is not None:
+        from chat.database import shared_secret
+
+        secret = shared_secret(shared, "chainlit-auth")
+    elif secret_file.exists():
         secret = secret_file.read_text(encoding="utf-8").strip()
     if not secret:
         secret = secrets.token_urlsafe(48)

@@ -41,8 +41,8 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
 
     from chat.api.routes import mount_api
     from chat.ui.auth import LOCAL_READER, ensure_auth_secret, parse_users
-    from chat.ui.history import build_data_layer, ensure_user, mount_file_route
-    from chat.ui.logins import LoginGuard, logout_handler
+    from chat.ui.history import HistoryStore, build_data_layer, mount_file_route
+    from chat.ui.logins import LoginGuard, api_login, logout_handler
     from chat.ui.logins import install as install_login_guard
     from chat.ui.reader import mount_read_route
 
@@ -60,12 +60,14 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     cl_config.features.edit_message = False  # an edited question would fork the chat's memory
     cl_config.features.spontaneous_file_upload.enabled = False
 
-    layer, storage = build_data_layer(settings.resolved_chat_db)
+    store = HistoryStore.from_settings(settings)
+    layer, storage = build_data_layer(store)
     cl.data_layer(lambda: layer)
-    secret = ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret")
+    secret = ensure_auth_secret(settings.resolved_chat_db.parent / "auth-secret",
+                                store.db if settings.database_url else None)
     users = parse_users(settings.chat_users)
     # Tokens count only while their user, password and login are current; logout revokes; guesses are throttled.
-    guard = LoginGuard(users, LOCAL_READER, secret, settings.resolved_chat_db)
+    guard = LoginGuard(users, LOCAL_READER, secret, store)
     install_login_guard(guard)
     cl.on_logout(logout_handler(guard))
     if users:
@@ -77,7 +79,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         cl.password_auth_callback(password_login)
         cl_config.code.header_auth_callback = None
     else:
-        ensure_user(settings.resolved_chat_db, LOCAL_READER)
+        store.ensure_user(LOCAL_READER)
 
         async def local_reader(headers) -> cl.User | None:
             return cl.User(identifier=LOCAL_READER, metadata=guard.stamp({"provider": "local"}, LOCAL_READER))
@@ -85,9 +87,11 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         cl.header_auth_callback(local_reader)
         cl_config.code.password_auth_callback = None
 
-    mount_file_route(server_app, storage, settings.resolved_chat_db)
+    mount_file_route(server_app, storage, store)
     mount_read_route(server_app, runtime)
-    mount_api(server_app, runtime)
+    # With a password login, the API in this process answers only those the login admits (or API key holders):
+    # otherwise anyone turned away by the login page could still ask, search and read /api/health here.
+    mount_api(server_app, runtime, login=api_login(settings.chat_allowed_origins) if users else None)
     restrict_origins(server_app, settings.chat_allowed_origins)
     bound_slow_clients(settings.api_read_timeout)
     return runtime

@@ -2,8 +2,8 @@
 
 Chainlit's token (a JWT in a cookie, valid for 15 days) only proves that the server signed it once. Each login here
 stamps the token's user metadata with a credential tag (an HMAC of the name and current password, so removing the
-user or changing the password voids it) and a login ID, which logout revokes (kept in SQLite beside the chat
-history, so a restart does not bring it back). Every request and websocket that Chainlit authenticates goes
+user or changing the password voids it) and a login ID, which logout revokes (kept in the chat history's database,
+so neither a restart nor another replica brings it back). Every request and websocket that Chainlit authenticates goes
 through `LoginGuard.check`, installed around Chainlit's own `decode_jwt`.
 """
 
@@ -13,16 +13,18 @@ import hashlib
 import hmac
 import logging
 import secrets
-import sqlite3
 import threading
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jwt
 
 from chat.api.security import SlidingWindowLimiter
+from chat.database import StoreError
 from chat.ui.auth import check_password
+
+if TYPE_CHECKING:
+    from chat.ui.history import HistoryStore
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +38,16 @@ class RevokedLoginError(jwt.InvalidTokenError):
 
 
 class LoginGuard:
-    def __init__(self, users: dict[str, str] | None, local_reader: str, secret: str, db_path: Path,
+    def __init__(self, users: dict[str, str] | None, local_reader: str, secret: str, store: HistoryStore,
                  clock=time.time):
         self.users = users or {}  # empty: the single local reader
         self.local_reader = local_reader
         self._secret = secret.encode("utf-8")
-        self._db = db_path
+        self._store = store  # its schema (revoked_logins) is made by build_data_layer
         self._clock = clock
         self._lock = threading.Lock()
         self.failures = SlidingWindowLimiter(FAILED_LOGINS_PER_MINUTE)
         self.all_failures = SlidingWindowLimiter(FAILED_LOGINS_PER_MINUTE * 10)
-        with sqlite3.connect(self._db) as conn:
-            conn.execute('CREATE TABLE IF NOT EXISTS revoked_logins ("login" TEXT PRIMARY KEY, "until" REAL)')
 
     # ---- issuing -----------------------------------------------------------------------------------------------
     def credential(self, name: str) -> str:
@@ -82,19 +82,24 @@ class LoginGuard:
             raise RevokedLoginError(f"{name!r} logged in under another configuration")
         if not hmac.compare_digest(str(meta.get("credential", "")).encode(), self.credential(name).encode()):
             raise RevokedLoginError(f"the credentials of {name!r} changed since this login")
-        if self.revoked(str(meta.get("login", ""))):
+        try:
+            revoked = self.revoked(str(meta.get("login", "")))
+        except StoreError as exc:  # the database is down: a logged-out token must not pass meanwhile
+            raise RevokedLoginError(f"logins cannot be checked now: {exc}") from exc
+        if revoked:
             raise RevokedLoginError("this login was logged out")
 
     def revoke(self, login: str, until: float) -> None:
         if not login:
             return
-        with self._lock, sqlite3.connect(self._db) as conn:
-            conn.execute('INSERT OR REPLACE INTO revoked_logins VALUES (?, ?)', (login, until))
-            conn.execute('DELETE FROM revoked_logins WHERE "until" < ?', (self._clock(),))
+        with self._lock:
+            self._store.execute('INSERT INTO revoked_logins ("login", "until") VALUES (:login, :until) '
+                                'ON CONFLICT ("login") DO UPDATE SET "until" = excluded."until"',
+                                login=login, until=until)
+            self._store.execute('DELETE FROM revoked_logins WHERE "until" < :now', now=self._clock())
 
     def revoked(self, login: str) -> bool:
-        with sqlite3.connect(self._db) as conn:
-            return conn.execute('SELECT 1 FROM revoked_logins WHERE "login" = ?', (login,)).fetchone() is not None
+        return bool(self._store.execute('SELECT 1 FROM revoked_logins WHERE "login" = :login', login=login))
 
 
 def install(guard: LoginGuard) -> None:
@@ -135,3 +140,33 @@ def logout_handler(guard: LoginGuard):
         return {"success": True}
 
     return on_logout
+
+
+def api_login(allowed_origins: list[str]):
+    """The chat's login as the API mounted in it checks it (chat.api.security.ApiAuth): the user name of a request
+    that carries a current login, as Chainlit's own routes accept it (the cookie, else `Authorization: Bearer`), and
+    that comes from no foreign page. A cookie goes along with any request the browser makes to this host, so a
+    cookie-carried login counts only with no Origin header or the chat's own (or an allowed) one."""
+    allowed = {o.rstrip("/") for o in allowed_origins if o.strip() and o.strip() != "*"}
+
+    def login(request) -> str | None:
+        import chainlit.auth
+
+        token = chainlit.auth.get_token_from_cookies(dict(request.cookies))
+        if token:
+            origin = request.headers.get("origin")
+            own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+            if origin is not None and origin != own and origin not in allowed:
+                log.warning("API request with the chat's login cookie from the foreign origin %r refused", origin)
+                return None
+        else:
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                return None
+        try:
+            user = chainlit.auth.decode_jwt(token.strip())  # the guarded decode (install): revoked logins fail
+        except (jwt.InvalidTokenError, ValueError, TypeError):
+            return None
+        return user.identifier
+
+    return login

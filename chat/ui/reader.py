@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 
 from chat.errors import ChatError
 from indexing.vocabulary import segment_ref, sutta_id_to_uid, translator_name
-from tools.lookup import ParallelText, parallels_of
+from tools.texts.lookup import ParallelText, parallels_of
 
 READ_ROUTE = "/scholar-read"
 READ_SPAN = 12  # lines one step of "previous" or "next" shows

@@ -82,7 +82,8 @@ def render_answer(answer: Answer) -> str:
     body = answer_markdown(answer.answer.strip(), {c.ref for c in answer.citations})
     parts = []
     if answer.status == "failed":
-        parts.append(f"**The language model could not answer.** {escape_answer(answer.error or '')}".strip())
+        # the error names the cause (the model, the memory database, ...): the heading must not guess it
+        parts.append(f"**I could not answer this time.** {escape_answer(answer.error or '')}".strip())
         if answer.citations:
             parts.append("The passages found for your question are listed below; open a reference to read it.")
     elif answer.status == "abstained":

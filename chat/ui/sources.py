@@ -12,8 +12,8 @@ from chat.pipeline.answer import Citation
 from chat.ui.reader import panel_links
 from chat.ui.render import passage_markdown
 from indexing.vocabulary import document_place, segment_ref, unit_id
-from tools.expander import expand
 from tools.passages import Passage
+from tools.texts.expander import expand
 
 log = logging.getLogger(__name__)
 

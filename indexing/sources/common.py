@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 from indexing.errors import SourceError
-
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+from indexing.text import split_at_stops
 
 
 def file_doc_id(path: Path, kind: str) -> str:
@@ -38,7 +37,7 @@ def split_long(text: str, max_chars: int) -> list[str]:
         return [text]
     pieces: list[str] = []
     current = ""
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in split_at_stops(text):
         sentence = sentence.strip()
         # Cut at a moving start rather than re-slicing the rest: a single line of n characters (a text file with
         # no sentence ends) would otherwise be copied n / max_chars times, quadratic in its length.

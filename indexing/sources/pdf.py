@@ -23,9 +23,41 @@ PROBE_PAGES = 3
 MIN_TEXT_CHARS = 20  # per probed page; less than this is a scan, a blank page or stray marks
 OCR_TIMEOUT_S = 900
 APT_HINT = "apt-get install tesseract-ocr tesseract-ocr-eng ghostscript"
+# A PDF's "%PDF-" header may follow some junk, which readers tolerate within the first kilobyte.
+HEADER_WINDOW = 1024
+# What a file that is not a PDF most often is, by its first bytes (after any byte-order mark and whitespace).
+_LOOKS_LIKE: tuple[tuple[tuple[bytes, ...], str], ...] = (
+    ((b"<!doctype html", b"<html", b"<head", b"<body", b"<meta", b"<!--"), "an HTML page (a web page saved as .pdf?)"),
+    ((b"<?xml", b"<svg"), "an XML file"),
+    ((b"pk\x03\x04",), "a ZIP archive (EPUB, DOCX or similar)"),
+    ((b"\x89png",), "a PNG image"),
+    ((b"\xff\xd8\xff",), "a JPEG image"),
+    ((b"\x1f\x8b",), "a gzip archive"),
+    ((b"{", b"["), "JSON"),
+)
+
+
+def _check_header(path: Path) -> None:
+    """PyMuPDF opens many formats whatever `filetype` says (an HTML page under a .pdf name reads as one page of
+    HTML, and with little text is sent to OCR, whose failure was then the reason given): a file without the PDF
+    header is refused for what it is."""
+    with path.open("rb") as handle:
+        head = handle.read(HEADER_WINDOW)
+    if not head or b"%PDF-" in head:
+        return  # an empty file is reported by _open
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip().lower()
+    what = next((name for prefixes, name in _LOOKS_LIKE if start.startswith(prefixes)), None)
+    if what is None:
+        try:
+            head.decode("utf-8")
+            what = "plain text"
+        except UnicodeDecodeError:
+            what = "an unknown format"
+    raise SourceError(f"not a PDF (no %PDF header): the file is {what}")
 
 
 def _open(path: Path) -> pymupdf.Document:
+    _check_header(path)
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except pymupdf.EmptyFileError as exc:

@@ -1,18 +1,26 @@
-"""Follow-up resolution: does a question lean on the conversation, or open a new subject?
+"""Conversation understanding: a question read against the conversation's turns, and the plan that follows.
 
-Deterministic, before any retrieval. A question leans on the conversation when it points back (a pronoun or "that
+Deterministic, before any retrieval or LLM call. A 1.5B model spends most of its time budget reading, so the plan
+does what needs no judgement: from the question's analysis (tools/search/query.py: the suttas it names by ID or
+nickname, collection hints such as "in the Majjhima", its topic) it names the one retrieval most questions need,
+which the Scholar runs up front so the model usually answers in a single step.
+
+A question leans on the conversation when it asks to read on ("what comes right after that?", "before that"),
+asks for the last subject elsewhere ("the same in the Long Discourses"), points back (a pronoun or "that
 discourse": "To whom was it taught?"), is elliptical ("And what do those in turn fulfil?"), or has no subject of its
 own ("Who was listening?"); it opens a new subject when the reader says so ("Different topic: …", "New question:
 …"), when it names a sutta (by ID or title) or has words of its own and points back at nothing. What it leans on
 is the last *answered* turn: a declined or failed turn gives no scope, so a question after it is taken on its own.
 
-A follow-up is answered within that turn's suttas first: each is read for the lines that answer the question (its
-opening too when the question asks who, to whom or where — the setting names the listeners). When the question
-brings words of its own that those suttas do not hold ("What does it say about a raft?"), a search of the whole
-library runs beside, with those suttas first, adding at most SEARCH_BESIDE lines of other texts: shown other texts'
-lines for no reason, a small model cites them. "What comes next?", "before that"
-and "the same in the Long Discourses" keep the planner's own continuations (chat/pipeline/planner.py). A new
-subject is planned as a first question: nothing is carried over.
+A follow-up that points back is answered within that turn's suttas first: each is read for the lines that answer
+the question (its opening too when the question asks who, to whom or where — the setting names the listeners).
+When the question brings words of its own that those suttas do not hold ("What does it say about a raft?"), a
+search of the whole library runs beside, with those suttas first, adding at most SEARCH_BESIDE lines of other
+texts: shown other texts' lines for no reason, a small model cites them. A new subject is planned as a first
+question: nothing is carried over.
+
+The follow-up grammar (which words read on, point back, or ask for the same elsewhere) is the [patterns] table of
+indexing/data/english.toml.
 """
 
 from __future__ import annotations
@@ -21,12 +29,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from chat.pipeline.planner import LookupStep, Plan, PreviousTurn, SearchStep, choose_mode, collection_hint, make_plan
-from indexing.text import fold
+from chat.pipeline.plan import ExpandStep, FollowUp, LookupStep, Mode, Plan, PreviousTurn, SearchStep
 from indexing.vocabulary import COLLECTIONS
-from tools.query import QueryAnalysis, doc_of, named_sutta
-from tools.references import without_book_names
-from tools.windows import question_words
+from tools.language.words import fold, pattern, tokenize, word_list
+from tools.references import asks_for_parallels, parse_reference, without_book_names
+from tools.search.query import NamedSutta, QueryAnalysis, doc_of, named_sutta
+from tools.search.windows import question_words
+
+__all__ = ["Resolution", "asks_elsewhere", "choose_mode", "collection_hint", "follow_up_kind",
+           "leans_on_conversation", "make_plan", "new_subject_cue", "parallel_plan", "people_in", "resolve",
+           "scoped_plan", "subject_of"]
 
 Kind = Literal["first", "new", "follow_up"]
 
@@ -37,45 +49,27 @@ SEARCH_BESIDE = 2  # evidence items the global search beside a scoped lookup may
 FOLLOW_UP_WINDOWS = 3
 SHORT = 1  # a question with at most this many words of its own has no subject of its own
 
-_POINTER = re.compile(r"\b(it|its|he|him|his|she|her|they|them|their|those|these|there)\b")
-_DEMONSTRATIVE = re.compile(
-    r"\b(?:this|that|these|those|the same)\s+(?:discourse|sutta|text|teaching|verse|simile|story|passage|"
-    r"instruction|list|image|person|man|woman|mendicant|monk|nun|king|brahmin|one|ones|place|time)\b"
-    r"|\b(?:about|by|with|in|on|of|from|for|like|mean|means|meant|say|says|said)\s+(?:this|that)\b"
-    r"|\b(?:this|that)\s*\??$"
-)
-# Words that look like pointers but point at nothing in the conversation.
-_NOT_POINTERS = re.compile(
-    r"\b(?:these|those|the)\s+(?:texts|suttas|discourses|scriptures|teachings|books|collections|canon)\b"
-    r"|\b(?:is|are|was|were|do|does|did)\s+there\b|\bthere\s+(?:is|are|was|were)\b"
-)
-# The reader says a new subject starts: "Different topic: …", "New question — …", "Unrelated: …", "On another note, …".
-_NEW_SUBJECT = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|now|and|so|right|well)[\s,]+)?"
-    r"(?P<cue>(?:(?:on|with|to|for)\s+)?(?:an?\s+|one\s+more\s+)?"
-    r"(?:different|new|separate|unrelated|other|another|fresh)\s+(?:topic|subject|question|matter|thing|note)s?"
-    r"|unrelated(?:\s+question)?|change\s+of\s+(?:topic|subject)|chang(?:e|ing)\s+(?:the\s+)?(?:topic|subject)"
-    r"|something\s+(?:else|different))"
-    r"\s*(?:[:;,.!?—–-]|now\b)"
-)
-_ELLIPSIS = re.compile(r"^(?:and|but|so|then|also|what about|how about|why not|how so|in what way)\b")
-# "Does the Long Discourses have the same instruction?", "Is it also in the Majjhima?": the last subject, elsewhere.
-_PARALLEL = re.compile(r"\b(?:the same|same (?:thing|instruction|teaching|passage|simile|idea|list|words)|say so too|"
-                       r"also|as well|too|likewise|parallels?|elsewhere|similar(?:ly)?)\b")
+# ---- the follow-up grammar ----------------------------------------------------------------------------------
+_NOTES = pattern("notes")
+_NEXT = pattern("next")
+_ONE_UNIT = pattern("one_unit")
+_BEFORE = pattern("before")
+_SAME = pattern("same")
+_ANAPHORA = pattern("anaphora")
+_POINTER = pattern("pointer")
+_DEMONSTRATIVE = pattern("demonstrative")
+_NOT_POINTERS = pattern("not_pointers")
+_ELLIPSIS = pattern("ellipsis")
+_NEW_SUBJECT = pattern("new_subject")
+_PARALLEL = pattern("parallel")
 _COLLECTION_NAMES = re.compile(r"\b(?:" + "|".join(h for c in COLLECTIONS.values() for h in c.hints) + r")\b")
-_PARALLEL_FILLER = frozenset(question_words("same thing instruction teaching passage simile idea list words also well "
-                                            "too likewise parallel parallels elsewhere similar similarly have contain "
-                                            "collection"))
+_SETTING = pattern("setting")
+_THIRD_PERSON = pattern("third_person")
+_PERSON = pattern("person")
+_WORD = re.compile(r"[A-Za-zĀ-ɏḀ-ỿ]+")
+_PARALLEL_FILLER = frozenset(question_words(" ".join(word_list("parallel_filler"))))
 # Verbs and nouns that frame a question about a text rather than name what it is about.
-_FRAMING = frozenset(question_words("ask asked asks question questions want wanted answer answered define defines "
-                                    "defined happen happened mean meant call called name named lead led right wrong "
-                                    "turn say said reply replied respond responded end ending begin beginning happen"))
-_SETTING = re.compile(r"\b(?:who|whom|whose|where)\b")
-_THIRD_PERSON = re.compile(r"\b(?:he|him|his|she|her)\b")
-_PERSON = re.compile(
-    r"\b(?:Venerable|King|Queen|Prince|Princess|Master|Lord|brahmin|householder|wanderer|ascetic|nun|"
-    r"lay follower|goddess|deity|god|apprentice|teacher)\s+((?:[A-Z][\w’'-]+)(?:\s+[A-Z][\w’'-]+)?)"
-)
+_FRAMING = frozenset(question_words(" ".join(word_list("question_framing"))))
 
 
 @dataclass
@@ -144,14 +138,15 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
     if asks_elsewhere(analysis.text):
         return Resolution("follow_up", "it asks whether other texts say the same", continues=anchor.question,
                           follow_up="same", people=anchor.people), parallel_plan(library, analysis, anchor, mode)
-    continued = make_plan(analysis, mode=mode, previous=anchor)
-    if continued.follow_up in ("next", "before", "same"):
+    kind = follow_up_kind(analysis, anchor)
+    if kind in ("next", "before", "same"):
         reason = {"next": "it asks what comes after the passage the answer quoted",
                   "before": "it asks what comes before the passage the answer quoted",
-                  "same": "it asks whether other texts say the same"}[continued.follow_up]
-        continued.scope = scope if continued.follow_up != "same" else []
+                  "same": "it asks whether other texts say the same"}[kind]
+        continued = _continuation(_plan_of(analysis, mode, kind), analysis, anchor)
+        continued.scope = scope if kind != "same" else []
         return Resolution("follow_up", reason, scope=continued.scope, continues=anchor.question,
-                          follow_up=continued.follow_up, people=anchor.people), continued
+                          follow_up=kind, people=anchor.people), continued
 
     why = leans_on_conversation(analysis.text)
     if why is None or not scope:
@@ -253,3 +248,148 @@ def _own_words(question: str) -> list[str]:
     """The question's words that say what it is about: not question words, pronouns or the sutta's name."""
     plain = _NOT_POINTERS.sub(" ", fold(question))
     return [w for w in question_words(_POINTER.sub(" ", plain)) if w not in ("that", "this")]
+
+
+def choose_mode(question: str, requested: str = "auto") -> Mode:
+    if requested == "qa":
+        return "qa"
+    if requested == "notes":
+        return "notes"
+    return "notes" if _NOTES.search(fold(question)) else "qa"
+
+
+def collection_hint(collections: list[str]) -> str | None:
+    """One collection named in words restricts the search to it; with two ("the Long and the Middle Discourses")
+    the retriever only leans towards both, so nothing is restricted here."""
+    return collections[0] if len(collections) == 1 else None
+
+
+def follow_up_kind(analysis: QueryAnalysis, previous: PreviousTurn | None) -> FollowUp | None:
+    """How the question continues the previous turn: reads on after or before the passage it quoted, asks the same
+    elsewhere, or says more about it (a short question leaning on a pronoun); None: it does not."""
+    if previous is None:
+        return None
+    folded = fold(analysis.text)
+    # What the question is about once IDs, nicknames and book names are taken out.
+    has_own_subject = bool(analysis.named_by("reference") or analysis.named_by("alias")) or _content_words(
+        _ANAPHORA.sub(" ", without_book_names(folded))
+    ) > 3
+    if _NEXT.search(folded) and previous.cited_refs:
+        return "next"
+    if _BEFORE.search(folded) and previous.cited_refs:
+        return "before"
+    if _SAME.search(folded) and not has_own_subject:
+        return "same"
+    # Short questions leaning on a pronoun ("why does he say that?") only make sense with the previous turn.
+    if not has_own_subject and len(_WORD.findall(folded)) <= 9 and _ANAPHORA.search(folded):
+        return "more"
+    return None
+
+
+def _content_words(text: str) -> int:
+    return len(tokenize(text))
+
+
+def _parallels_step(previous: PreviousTurn) -> list[LookupStep]:
+    """"Is this passage in the Long Discourses too?": SuttaCentral's table of parallels of the text the previous
+    answer cited says so with authority, beside the search in that collection."""
+    ref = parse_reference(previous.cited_refs[0]) if previous.cited_refs else None
+    if ref is None:
+        return []
+    sutta = NamedSutta(ref.sutta_id, previous.cited_refs[0], "reference", None)
+    return [LookupStep(sutta, "parallels", f"SuttaCentral's table may list parallels of {ref.sutta_id} there.")]
+
+
+def make_plan(
+    analysis: QueryAnalysis,
+    *,
+    mode: str = "auto",
+    previous: PreviousTurn | None = None,
+) -> Plan:
+    """The plan of a question read on its own, or with `previous` as a continuation of that turn when it is one."""
+    plan = _plan_of(analysis, mode, follow_up_kind(analysis, previous))
+    if plan.follow_up and previous is not None:
+        return _continuation(plan, analysis, previous)
+    return _first_question(plan, analysis)
+
+
+def _plan_of(analysis: QueryAnalysis, mode: str, follow_up: FollowUp | None) -> Plan:
+    """A plan without steps: the mode, the suttas named, the collection asked for."""
+    plan = Plan(question=analysis.text, mode=choose_mode(analysis.text, mode), follow_up=follow_up)
+    plan.sutta_ids = [n.sutta_id for n in analysis.named_by("reference")]
+    plan.aliases = {n.written: n.sutta_id for n in analysis.named_by("alias")}
+    plan.collection = collection_hint(analysis.collections) if not plan.sutta_ids else None
+    return plan
+
+
+def _first_question(plan: Plan, analysis: QueryAnalysis) -> Plan:
+    """A lookup of each sutta the question names (two at most), else a search on its topic."""
+    topic = analysis.topic
+    referenced = analysis.named_by("reference")
+    named = referenced + [n for n in analysis.named_by("alias") if n.sutta_id not in plan.sutta_ids]
+    plan.search_query = topic or plan.question
+    for sutta in named[:2]:
+        plan.steps.append(LookupStep(sutta, _lookup_words(topic, sutta),
+                                     f"The question names {sutta.sutta_id}; I need its passages."))
+    if not named:
+        plan.steps.append(SearchStep(plan.search_query, plan.collection, "I need passages about this question."))
+    return plan
+
+
+def _continuation(plan: Plan, analysis: QueryAnalysis, previous: PreviousTurn) -> Plan:
+    """Read on after or before the passage the previous answer quoted, or search its subject again (the same
+    elsewhere, with SuttaCentral's parallels when asked; or more of it, with the question's topic)."""
+    folded = fold(plan.question)
+    if plan.follow_up in ("next", "before"):
+        after = plan.follow_up == "next"
+        ref = _reading_edge(previous.cited_refs, after=after)
+        reach = 1 if _ONE_UNIT.search(folded) else 2
+        plan.steps.append(ExpandStep(
+            ref, before=0 if after else reach, after=reach if after else 0,
+            thought=f"The question continues from {ref}; I need the text {'after' if after else 'before'} it.",
+        ))
+        plan.search_query = previous.search_query
+        return plan
+    plan.search_query = previous.search_query or previous.question
+    if plan.follow_up == "more":
+        plan.search_query = f"{plan.search_query} {analysis.topic}".strip()
+    where = f" in {plan.collection}" if plan.collection else ""
+    plan.steps.append(SearchStep(
+        plan.search_query, plan.collection,
+        f"The question continues the previous one; I need passages on the same subject{where}.",
+    ))
+    if plan.follow_up == "same" and (plan.collection or analysis.basket_explicit
+                                     or asks_for_parallels(plan.question)):
+        plan.steps.extend(_parallels_step(previous))
+    return plan
+
+
+def _reading_edge(refs: list[str], *, after: bool) -> str:
+    """Where "what comes next?" reads on from: the furthest line the answer's main text was cited to (the quoted key
+    lines often reach past the sentence that cites one of them), or for "before" its earliest line. The main text
+    is the one cited first: an answer opens with the lines of the text that answers it, and the texts its
+    sentences cite after that ("the same in Dhp 185") are asides, not where the reader is."""
+    from indexing.vocabulary import segment_key
+    from tools.references import parse_ref
+
+    anchor = refs[0]
+    sutta = parse_ref(anchor).sutta_id
+    best, best_key = anchor, None
+    for ref in refs:
+        parsed = parse_ref(ref)
+        if not parsed.ok or parsed.sutta_id != sutta or not parsed.seg_start:
+            continue
+        key = segment_key((parsed.seg_end or parsed.seg_start) if after else parsed.seg_start)
+        if best_key is None or (key > best_key if after else key < best_key):
+            best, best_key = ref, key
+    return best
+
+
+def _lookup_words(topic: str, sutta: NamedSutta) -> str:
+    """What to find inside a named sutta: the question's topic, or, when naming it was all the question did ("What
+    is the simile of the poisoned arrow?"), the nickname itself: a nickname names the text's best-known passage."""
+    from tools.search.windows import question_words
+
+    if question_words(topic) or sutta.source != "alias":
+        return topic
+    return f"{topic} {sutta.written}".strip()

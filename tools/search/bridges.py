@@ -19,25 +19,23 @@ from __future__ import annotations
 
 import bisect
 import logging
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexing.pali_index import nasal, pali_store
 from indexing.stores.bm25_store import BM25Store
-from indexing.text import STOPWORDS, fold, tokenize
 from indexing.vocabulary import CANON_NAME_WORDS
+from tools.language.words import STOPWORDS, WRITTEN_WORD, fold, pali_stem, tokenize, written_words
 
 log = logging.getLogger(__name__)
 
-BRIDGES_FILE = Path(__file__).parent / "data" / "bridges.toml"
+BRIDGES_FILE = Path(__file__).parent.parent / "data" / "bridges.toml"
 BRIDGE_WEIGHT = 0.3  # default share of a bridged word in BM25 against the reader's own (settings.bridge_weight)
 QUERY_TF_K3 = 1.0  # saturation of a word the reader repeats (settings.query_tf_k3; see `query_term_weight`)
 NATIVE_MIN_CHUNKS = 25  # an older word in at least this many English passages is the translation's own word too
 PALI_MIN_LEN = 4
 PALI_MAX_SUFFIX = 4  # inflection endings a stem may take: jhan-a, jhan-am, jhan-ani, jhan-ena, jhan-assa
-_WORD = re.compile(r"[\w’'-]+")
 
 
 @dataclass(frozen=True)
@@ -83,12 +81,6 @@ def load_bridges(path: Path = BRIDGES_FILE) -> list[Bridge]:
     return out
 
 
-def _pali_stem(word: str) -> str:
-    """`jhanam` -> `jhan`, `nibbana` -> `nibban`: drop the final vowels and niggahīta an inflection replaces."""
-    stem = re.sub(r"[aeiou]+m?$", "", word)
-    return stem if len(stem) >= 3 else word
-
-
 class PaliVocabulary:
     """The Pali BM25 index with its vocabulary sorted, so a stem's inflections are a bisect away."""
 
@@ -106,7 +98,7 @@ class PaliVocabulary:
 
     def forms(self, word: str) -> list[str]:
         """Vocabulary words that are `word` or an inflection of its stem."""
-        stem = _pali_stem(word)
+        stem = pali_stem(word)
         words = self.words
         out = []
         # by index: slicing `words[lo:]` would copy the rest of a 76,000-word vocabulary on every call
@@ -185,9 +177,9 @@ class Bridges:
     def _pali_bridge(self, word: str) -> Bridge | None:
         # the same stem (`jhanam` ~ `jhana`) or the whole key inflected (`mettaya`); a shared prefix alone is not
         # enough (`pitaka` is not `piti`)
-        stem = _pali_stem(word)
+        stem = pali_stem(word)
         for key, b in self._pali:
-            if stem == _pali_stem(key) or word.startswith(key):
+            if stem == pali_stem(key) or word.startswith(key):
                 return b
         return None
 
@@ -198,7 +190,7 @@ class Bridges:
         for tok in tokenize(bm25_text if bm25_text is not None else text):
             out.bm25_weights[tok] = out.bm25_weights.get(tok, 0.0) + 1.0
         out.bm25_weights = {t: query_term_weight(n, self.query_k3) for t, n in out.bm25_weights.items()}
-        words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
+        words = [(m.start(), m.end(), m.group(0)) for m in WRITTEN_WORD.finditer(text)]
         analyzed = [(s, e, w, tokenize(w)) for s, e, w in words]
         # content tokens in order, each remembering the span of the word it came from
         stream = [(tok, s, e) for s, e, _, toks in analyzed for tok in toks]
@@ -257,7 +249,7 @@ class Bridges:
 
 def _surface(text: str) -> str:
     """Words as written, folded, one space apart: "Silent  Buddhas" -> "silent buddhas", "ill-will" -> "ill will"."""
-    return " ".join(fold(w) for w in _WORD.findall(text.replace("-", " ")))
+    return " ".join(fold(w) for w in written_words(text.replace("-", " ")))
 
 
 def _names_a_part(word: str) -> bool:
@@ -271,7 +263,7 @@ def _sujato_tokens(bridge: Bridge) -> tuple[str, ...]:
 
 # ---- glue for the retriever ------------------------------------------------------------------------------------
 def bridge_plan(library, plan) -> None:
-    """Bridge a query analysis (tools.query) in place for search: weighted BM25 tokens, the dense text in the
+    """Bridge a query analysis (tools.search.query) in place for search: weighted BM25 tokens, the dense text in the
     library's words, the forms of its Pali words."""
     bridged = library.bridges.apply(plan.dense_text, plan.bm25_text)
     plan.bm25_weights = bridged.bm25_weights

@@ -21,31 +21,24 @@ from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal
 from indexing.stores.docstore import DocStore
-from indexing.text import STOPWORDS, fold
+from tools.language.words import STOPWORDS, fold, folded_words, word_set
 
 log = logging.getLogger(__name__)
 
 # Well-known names of the Khuddaka and Vinaya texts that SuttaCentral's name files do not give (Karaṇīya Metta
 # Sutta, Jewel Discourse, Pārājika 1 …), each with the segment that shows it and a public source.
-CANON_NICKNAMES = Path(__file__).with_name("data") / "canon_nicknames.csv"
+CANON_NICKNAMES = Path(__file__).parent.parent / "data" / "canon_nicknames.csv"
 _PALI_NAME = re.compile(r"(?:sutta|gatha|vagga|kkhandhaka|sikkhapada)$")
 THRESHOLD = 80.0  # below this a candidate is dropped: no guess is better than a wrong sutta
 STRONG = 90.0  # at or above this a match is treated as the user naming the sutta
 MAX_WINDOW = 8
 _SUTTA_SUFFIX = re.compile(r"(?:\s*(?:sutta|suttanta|suttam|sutra|discourse))+$")
 _CUE_AFTER = {"sutta", "suttas", "suttanta", "sutra", "discourse", "sermon"}
-_CUE_BEFORE = {"the"}  # only counts together with a cue after, or quotes
 _CUE_NAMED = {"called", "named", "titled", "entitled"}
 _QUOTES = "\"'“”‘’«»"
 # Words that say "a text" or "which one" but not which: a name made only of these (and function words) is a
 # description many texts fit ("the first discourse", "the simile", "the Buddha's last words"), never a name.
-GENERIC_NAME_WORDS = frozenset(
-    """the a an of on about to with in and for by at from buddha buddhas s blessed one lord teacher teaching
-    teachings discourse discourses sutta suttas suttanta sutra sermon sermons talk talks text texts dhamma dharma
-    simile similes parable parables story stories verse verses saying sayings word words passage first second
-    third fourth fifth sixth seventh eighth ninth tenth last final great greater lesser long longer short shorter
-    middle big small chapter book collection famous known called named mendicant mendicants monk monks""".split()
-)
+GENERIC_NAME_WORDS = word_set("generic_name_words")
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)?$")
 _FUZZY_OWN_RATIO = 70.0  # a fuzzy name's distinctive words against the matched key's (fyre/fire: 75)
 
@@ -125,7 +118,7 @@ class AliasResolution:
 
 def _words(text: str) -> list[str]:
     # niggahīta spelled as the nasal it is read as (`kiṁdada` = `kindada`), on keys and questions alike
-    return [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
+    return [nasal(w) for w in folded_words(text)]
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexing.vocabulary import document_ref, document_title, segment_key, segment_ref, unit_ord
-from tools.evidence import EvidenceIndex, SuttaView, words
+from tools.language.sentences import closes_segment
+from tools.language.words import word_list, words
+from tools.verification.evidence import EvidenceIndex, SuttaView
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +39,7 @@ RANK_PRIOR = 0.25  # added for the first text, falling linearly to 0 for the las
 SIMILE_CREDIT = 0.3  # asked about a simile or a comparison: for a window where one begins ("Suppose a couple ...")
 MIN_WORD_CHARS = 3
 # Words that say what kind of question it is, not what it is about: they match everywhere.
-QUESTION_WORDS = frozenset(words(
-    """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
-    buddha buddhas describe describes described explain explains explained mention mentions mentioned according
-    tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
-    canon pali find show give simile list lists mean means stand stands about verse verses"""
-))
+QUESTION_WORDS = frozenset(words(" ".join(word_list("question_words"))))
 
 
 # A reader asking about a simile wants the simile, which Sujato opens with these words; the question's own words
@@ -54,7 +51,6 @@ _OPENS_COMPARISON = re.compile(
     r"^\W*(?:suppose\b|imagine\b|just as\b|just like\b|it[’']?s (?:just )?like\b|it is (?:just )?like\b"
     r"|it[’']?s as if\b|as if\b)", re.IGNORECASE)
 _ENDS_QUESTION = re.compile(r"\?\W*$")
-_ENDS_SENTENCE = re.compile(r"[.!?…]\W*$")
 
 
 @dataclass(frozen=True)
@@ -209,7 +205,7 @@ def _widen(view: SuttaView, i: int) -> tuple[int, int]:
     # see an elderly woman ...'"), a sentence with its end.
     while hi + 1 < len(segs) and not is_heading(segs[hi + 1].seg_id) and size + len(segs[hi + 1].en) <= REPLY_CHARS:
         asked = _ENDS_QUESTION.search(segs[hi].en)
-        if not asked and _ENDS_SENTENCE.search(segs[hi].en):
+        if not asked and closes_segment(segs[hi].en):
             break
         if asked and _ENDS_QUESTION.search(segs[hi + 1].en):
             break  # a string of questions: their replies are another window's

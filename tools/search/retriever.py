@@ -1,6 +1,6 @@
 """Hybrid retrieval: BM25 and dense over the same chunks, weighted reciprocal rank fusion, then dedup and MMR.
 
-The query's analysis comes first (tools/query.py): a sutta ID or a confidently resolved title in it puts that
+The query's analysis comes first (tools/search/query.py): a sutta ID or a confidently resolved title in it puts that
 sutta's best passages at the top (the user named it), a collection named in words ("in the Middle Discourses")
 boosts that collection, and question boilerplate is dropped before BM25 so "which discourse" does not match
 everything.
@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexing.models import Chunk
-from indexing.text import STOPWORDS, tokenize
 from indexing.vocabulary import BASKETS, COLLECTIONS
-from tools.bridges import bridge_plan, pali_ranking
-from tools.cards import best_passages, card_rankings
 from tools.errors import ToolError
+from tools.language.words import STOPWORDS, tokenize
 from tools.passages import Passage
-from tools.query import QUERY_NOISE, QueryAnalysis, analyse_query
 from tools.references import collection_code
-from tools.translations import attach_alternatives, collapse
+from tools.search.bridges import bridge_plan, pali_ranking
+from tools.search.cards import best_passages, card_rankings
+from tools.search.query import QUERY_NOISE, QueryAnalysis, analyse_query
+from tools.texts.translations import attach_alternatives, collapse
 
 log = logging.getLogger(__name__)
 
@@ -139,10 +139,7 @@ def search(
     names, and `pinned_docs` before them (doc IDs the caller already resolved), come first with their best
     passages; `use_names=False` searches the words alone. Another translation of a passage is carried beside it
     in `alternatives`, never returned as a hit of its own."""
-    if mode not in MODES:
-        raise ToolError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
-    if not query.strip():
-        raise ToolError("empty search query")
+    _check_request(mode, query)
     settings = library.settings
     k = k or settings.retrieval_k
     timings: dict[str, float] = {}
@@ -151,12 +148,52 @@ def search(
     bridge_plan(library, analysis)
     timings["plan"] = _ms(t0)
 
-    want_bm25 = mode != "dense"
-    want_dense = mode != "bm25"
     notes = list(analysis.notes)
+    want_bm25, want_dense = _retrievers(library, mode, notes)
+    collection, basket, where = _filters(collection, basket, analysis)
+    allowed = _filtered_chunks(library, where) if where else None
+    ranked, want_dense = _rank(library, analysis, (want_bm25, want_dense), where, allowed, notes, timings)
+    used: list[str] = [name for name in ("bm25", "dense", "pali") if name in ranked]
+    pinned, pool = _fuse(library, analysis, ranked, (want_bm25, want_dense), allowed, basket,
+                         k if not collection else None, timings)
+    passages = _select(library, pinned, pool, k, want_dense, timings)
+    if mode == "hybrid+rerank":
+        passages = _rerank(library, query, passages, len(pinned), used, timings)
+    timings["total"] = round(sum(timings.values()), 2)
+    return SearchResult(
+        query=query,
+        mode=mode,
+        passages=attach_alternatives(library, passages[:k]),
+        search_types_used=used,
+        pinned_suttas=[_sid(library, d) for d in analysis.pinned_docs],
+        boosted_suttas=[_sid(library, d) for d in analysis.boosted_docs],
+        collections=[collection] if collection else analysis.collections,
+        notes=notes,
+        timings_ms=timings,
+        basket=basket or analysis.basket,
+    )
+
+
+# ---- the steps of one search ------------------------------------------------------------------------
+def _check_request(mode: str, query: str) -> None:
+    if mode not in MODES:
+        raise ToolError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    if not query.strip():
+        raise ToolError("empty search query")
+
+
+def _retrievers(library, mode: str, notes: list[str]) -> tuple[bool, bool]:
+    """Whether BM25 and dense search run: as the mode asks, BM25 alone when the dense side is down."""
+    want_bm25, want_dense = mode != "dense", mode != "bm25"
     if want_dense and not library.dense_ready:
         notes.append(f"dense search unavailable ({library.dense_error}); BM25 only")
         want_dense, want_bm25 = False, True
+    return want_bm25, want_dense
+
+
+def _filters(collection: str | None, basket: str | None,
+             analysis: QueryAnalysis) -> tuple[str | None, str | None, dict[str, str]]:
+    """The collection code and basket searched in (asked for, or a basket the query names) and their filter."""
     where: dict[str, str] = {}
     if collection:
         code = collection_code(collection)
@@ -169,8 +206,15 @@ def search(
     basket = basket or (analysis.basket if analysis.basket_explicit else None)
     if basket:
         where["basket"] = basket
-    allowed = _filtered_chunks(library, where) if where else None
+    return collection, basket, where
 
+
+def _rank(library, analysis: QueryAnalysis, want: tuple[bool, bool], where: dict[str, str],
+          allowed: set[str] | None, notes: list[str],
+          timings: dict[str, float]) -> tuple[dict[str, list[tuple[str, float]]], bool]:
+    """Each retriever's ranking (BM25, the Pali index when the query has Pali words, dense), and whether dense
+    search ran: a dense failure mid-search falls back to BM25."""
+    want_bm25, want_dense = want
     ranked: dict[str, list[tuple[str, float]]] = {}
     t0 = time.perf_counter()
     if want_bm25:
@@ -189,8 +233,16 @@ def search(
             if "bm25" not in ranked:
                 ranked["bm25"] = _bm25(library, analysis.bm25_query, CANDIDATES, allowed)
     timings["dense"] = _ms(t0)
-    used: list[str] = [name for name in ("bm25", "dense", "pali") if name in ranked]
+    return ranked, want_dense
 
+
+def _fuse(library, analysis: QueryAnalysis, ranked: dict[str, list[tuple[str, float]]], want: tuple[bool, bool],
+          allowed: set[str] | None, basket: str | None, pin_k: int | None,
+          timings: dict[str, float]) -> tuple[list[Passage], list[Passage]]:
+    """The named suttas' passages (`pin_k` None: none, a collection was asked for) and the fused pool after them,
+    each with its per-stage scores: rankings fused, cards, boosts and the query's phrases applied."""
+    settings = library.settings
+    want_bm25, want_dense = want
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight, "pali": settings.pali_weight}
     fused = collapse(library.translations, rrf(ranked, weights, settings.rrf_k))
@@ -201,7 +253,7 @@ def search(
     for doc_boost, factor in _boosts(library, analysis, fused, lean).items():
         fused[doc_boost] *= factor
 
-    pinned_scores = _pinned(library, analysis, weights, want_bm25, want_dense, k) if not collection else {}
+    pinned_scores = _pinned(library, analysis, weights, want_bm25, want_dense, pin_k) if pin_k is not None else {}
     pinned_ids = list(pinned_scores)
     pool_ids = [cid for cid, _ in sorted(fused.items(), key=lambda x: -x[1]) if cid not in pinned_ids][:POOL]
     chunks = {c.chunk_id: c for c in library.docstore.chunks(pinned_ids + pool_ids)}
@@ -224,45 +276,39 @@ def search(
         p.scores["fused"] = round(fused.get(cid, 0.0), 5)
         return p
 
-    pinned = [passage(cid) for cid in pinned_ids if cid in chunks]
-    pool = [passage(cid) for cid in pool_ids if cid in chunks]
+    return [passage(cid) for cid in pinned_ids if cid in chunks], [passage(cid) for cid in pool_ids if cid in chunks]
+
+
+def _select(library, pinned: list[Passage], pool: list[Passage], k: int, want_dense: bool,
+            timings: dict[str, float]) -> list[Passage]:
+    """The named suttas' passages, then the pool's near-duplicates dropped and MMR's pick of the rest, by score."""
     t0 = time.perf_counter()
     pool = dedup(pool, keep=pinned)
     vectors = library.vectors([p.chunk_id for p in pool]) if want_dense else {}
     # MMR decides which passages make the cut (diversity); they are shown by relevance, so the ranks a reader
     # sees agree with the scores shown beside them.
-    rest = mmr(pool, max(k - len(pinned), 0), settings.mmr_lambda, vectors)
+    rest = mmr(pool, max(k - len(pinned), 0), library.settings.mmr_lambda, vectors)
     rest.sort(key=lambda p: p.scores.get("fused", 0.0), reverse=True)
     timings["dedup_mmr"] = _ms(t0)
-    passages = pinned + rest
     top = max((p.scores["fused"] for p in rest), default=0.0) or 1.0
     for p in rest:
         p.scores["final"] = round(p.scores["fused"] / top, 4)
     for p in pinned:
         p.scores["final"] = 1.0  # named by the user: above any retrieval score
+    return pinned + rest
 
-    if mode == "hybrid+rerank":
-        from tools.rerank import rerank
 
-        t0 = time.perf_counter()
-        reranker = library.reranker()
-        passages = rerank(reranker, query, passages, settings.rerank_weight, keep_first=len(pinned))
-        if reranker.name != "none":
-            used.append(f"rerank:{reranker.name}")
-        timings["rerank"] = _ms(t0)
-    timings["total"] = round(sum(timings.values()), 2)
-    return SearchResult(
-        query=query,
-        mode=mode,
-        passages=attach_alternatives(library, passages[:k]),
-        search_types_used=used,
-        pinned_suttas=[_sid(library, d) for d in analysis.pinned_docs],
-        boosted_suttas=[_sid(library, d) for d in analysis.boosted_docs],
-        collections=[collection] if collection else analysis.collections,
-        notes=notes,
-        timings_ms=timings,
-        basket=basket or analysis.basket,
-    )
+def _rerank(library, query: str, passages: list[Passage], keep_first: int, used: list[str],
+            timings: dict[str, float]) -> list[Passage]:
+    from tools.search.rerank import rerank
+
+    t0 = time.perf_counter()
+    reranker = library.reranker()
+    passages = rerank(reranker, query, passages, library.settings.rerank_weight, keep_first=keep_first)
+    if reranker.name != "none":
+        used.append(f"rerank:{reranker.name}")
+    timings["rerank"] = _ms(t0)
+    return passages
 
 
 def _sid(library, doc_id: str) -> str:

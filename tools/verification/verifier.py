@@ -4,8 +4,8 @@ Order of work per sentence: is it a claim at all; are its citations real (parse,
 turn); which 1–3 segments of the cited suttas cover it best; do numbers, names and polarity agree with that
 evidence; and if the cited text does not hold it, does another sutta ("found elsewhere: MN 28:9.2")?
 The local checks are deterministic. In mode "judge" a language model then scores the words of a locally supported
-claim that its passage does not contain (tools/judge.py): a sentence that shares words with its passage while
-saying something else fails on the word the passage does not explain.
+claim that its passage does not contain (tools/verification/judge.py): a sentence that shares words with its
+passage while saying something else fails on the word the passage does not explain.
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from indexing.text import fold, tokenize
 from indexing.vocabulary import parse_uid, unit_ord
-from tools.citations import Sentence, split_sentences
-from tools.claim_checks import (
+from tools.language.sentences import Sentence, clause_breaks, split_sentences
+from tools.language.words import fold, tokenize, word_list
+from tools.passages import Passage
+from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
+from tools.turn import TurnRecorder
+from tools.verification.claim_checks import (
     count_check,
     count_holder_check,
     counted,
@@ -31,10 +34,7 @@ from tools.claim_checks import (
     numbers,
     plain_words,
 )
-from tools.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
-from tools.passages import Passage
-from tools.references import MENTION, CitationRef, asks_for_parallels, find_citations
-from tools.turn import TurnRecorder
+from tools.verification.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
 
 log = logging.getLogger(__name__)
 
@@ -68,16 +68,7 @@ _NOT_A_CLAIM = re.compile(
     re.IGNORECASE,
 )
 # What "This is found in [A], [B]" says beyond its references: nothing. Its claim is the sentence before it.
-_POINTER_WORDS = set(tokenize(
-    """find finds found see appear appears appeared evident evidence done several various numerous passage passages
-    include includes including example examples instance similar similarly likewise echo echoes echoed repeat
-    repeated repeats elsewhere context further detail details reference references source sources cite cited
-    support supports supported confirm confirms confirmed show shows shown discuss discusses discussed idea
-    theme themes notion concept point occur occurs occurred present presented texts suttas discourses collection
-    collections throughout across canon""",
-    drop_stopwords=False,
-))
-_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:but|whereas)\s+|\s+and\s+(?=that\b|then\b)")
+_POINTER_WORDS = set(tokenize(" ".join(word_list("pointer_words")), drop_stopwords=False))
 
 
 # A SuttaCentral ID of a text outside the library as written in an answer: `ma98`, `MA 98`, `ea12.1`, `sa-2.16`.
@@ -585,15 +576,7 @@ def split_parts(text: str) -> list[str]:
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
     """Where `split_parts` cuts: (start, end) of each clause in `text`, so a clause can be taken out of it."""
-    spans, last = [], 0
-    for m in _SPLIT.finditer(text):
-        # "greed, hate, and delusion": an Oxford-comma list, not two clauses.
-        if m.group(0).startswith(",") and re.search(r",\s*[\w’'-]+(?:\s[\w’'-]+)?$", text[last : m.start()]):
-            continue
-        spans.append((last, m.start()))
-        last = m.end()
-    spans.append((last, len(text)))
-    spans = [sp for sp in spans if _part_text(text, sp)]
+    spans = [sp for sp in clause_breaks(text) if _part_text(text, sp)]
     merged: list[tuple[int, int]] = []
     for span in spans:
         if merged and (len(claim_tokens(_part_text(text, span))) < MIN_PART_TOKENS
@@ -661,7 +644,7 @@ def _judge_for(llm):
     """The likelihood judge when the model can score tokens (the embedded model; the scripted one in tests)."""
     if llm is None or not hasattr(llm, "continuation_logprobs"):
         return None
-    from tools.judge import LikelihoodJudge
+    from tools.verification.judge import LikelihoodJudge
 
     return LikelihoodJudge(llm)
 

@@ -1,12 +1,19 @@
-"""An answer's sentences, split so that each sentence keeps the citations that belong to it. The citations
-themselves (`[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`) are parsed by `tools.references`."""
+"""Sentences: where one ends, and an answer split into sentences that each keep the citations that belong to
+them. The citations themselves (`[MN 21:3.1–3.4]`, `[AN 4.159; MN 10:2.1]`, `[Bu Pj 2:1.1.1]`) are parsed by
+`tools.references`. Plain text is split at its stops by `split_at_stops` (from `indexing.text`, so ingest can use it).
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from indexing.text import split_at_stops
+from tools.language.words import word_set
 from tools.references import BRACKET, CitationRef, find_citations, strip_citations
+
+__all__ = ["Sentence", "clause_breaks", "clauses", "closes_segment", "ends_sentence", "final_stop", "phrases",
+           "split_at_stops", "split_sentences"]
 
 
 @dataclass
@@ -20,9 +27,25 @@ class Sentence:
 
 
 # Abbreviations after which a full stop does not end a sentence.
-_ABBREV = {"e.g", "i.e", "etc", "cf", "vs", "ven", "mr", "mrs", "dr", "st", "no", "nos", "p", "pp", "ff", "ch", "vol",
-           "approx", "ca", "viz", "al", "trans", "ed", "eds", "bhikkhu", "bh"}
+_ABBREV = word_set("abbreviations")
+# Where a sentence ends: its stops, and the closing quotes or brackets after them.
 _END = re.compile(r"[.!?…]+[”’\"')]*")
+_FINAL = re.compile(_END.pattern + "$")
+_FINAL_LOOSE = re.compile(r"[.!?…]\W*$")
+
+
+def final_stop(text: str) -> re.Match | None:
+    """The stops (and closing quotes) that end the text, or None when it does not end a sentence."""
+    return _FINAL.search(text)
+
+
+def ends_sentence(text: str) -> bool:
+    return final_stop(text) is not None
+
+
+def closes_segment(text: str) -> bool:
+    """Whether a passage's line ends a sentence, whatever non-word marks follow its stop (a dash, a bracket)."""
+    return _FINAL_LOOSE.search(text) is not None
 
 
 _QUOTED = re.compile(r"“[^“”]{1,600}”")
@@ -87,3 +110,38 @@ def _split_block(block: str) -> list[str]:
 
 def _next_is_digit(block: str, pos: int) -> bool:
     return pos < len(block) and block[pos].isdigit()
+
+
+# ---- clauses ---------------------------------------------------------------------------------------------------
+def clauses(text: str, commas: bool = False) -> list[str]:
+    """A sentence cut into clauses at strong breaks, or also at commas (`commas`)."""
+    # The claim is cut at commas too (its clauses are short paraphrases); the evidence only at strong breaks,
+    # so "Ever since I was born, sister, I don't recall killing" keeps its negation with its subject.
+    pattern = r"[;:.!?—]|,\s+|\s+but\s+" if commas else r"[;:.!?—]|,?\s+(?:but|while|whereas)\s+"
+    return [c for c in re.split(pattern, text) if c.strip()]
+
+
+_PHRASE_BREAK = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
+
+
+def phrases(text: str) -> list[str]:
+    """The text cut at every mark of punctuation: what a number counts is named inside its own phrase."""
+    return _PHRASE_BREAK.split(text)
+
+
+# A clause a claim can be checked by alone starts after "; ", ", and", " but", " and that"/" and then".
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:but|whereas)\s+"
+                           r"|\s+and\s+(?=that\b|then\b)")
+
+
+def clause_breaks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of a sentence ("X, and Y"; "X; Y"; "X but Y"), an Oxford-comma list
+    ("greed, hate, and delusion") kept whole."""
+    spans, last = [], 0
+    for m in _CLAUSE_BREAK.finditer(text):
+        if m.group(0).startswith(",") and re.search(r",\s*[\w’'-]+(?:\s[\w’'-]+)?$", text[last : m.start()]):
+            continue
+        spans.append((last, m.start()))
+        last = m.end()
+    spans.append((last, len(text)))
+    return spans

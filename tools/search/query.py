@@ -17,24 +17,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from indexing.text import STOPWORDS, fold
 from indexing.vocabulary import sutta_id_to_uid
-from tools.aliases import STRONG, AliasResolution
 from tools.errors import UnknownReferenceError
-from tools.names import names_a_collection
+from tools.language.words import STOPWORDS, fold, word_set, written_words
 from tools.references import Reference, basket_hint, collection_hints, find_references, genre_hint, parse_reference
+from tools.search.aliases import STRONG, AliasResolution
+from tools.search.names import names_a_collection
 
 log = logging.getLogger(__name__)
 
 MAX_PINNED_PER_NAME = 3  # a name shared by more suttas than this only leans the ranking towards them
 
 # Words that only say "this is a question about a sutta"; as BM25 terms they match every chunk header.
-QUERY_NOISE = frozenset(
-    """which what where when who whom whose how why discourse discourses sutta suttas text texts passage passages
-    buddha buddhas describe describes described explain explains explained mention mentions mentioned according
-    tell tells told say says said teach teaches taught talk talks story does did do is are was were the a an in of
-    canon pali find show give verse verses""".split()
-)
+QUERY_NOISE = word_set("query_noise")
 
 
 @dataclass
@@ -61,7 +56,7 @@ class QueryAnalysis:
     bm25_text: str = ""
     dense_text: str = ""
     notes: list[str] = field(default_factory=list)  # IDs the index does not hold, what named a sutta and how
-    # set by tools.bridges for a search: BM25 tokens with weights (bridged words count less), Pali words' forms
+    # set by tools.search.bridges for a search: BM25 tokens with weights (bridged words count less), Pali words' forms
     bm25_weights: dict[str, float] = field(default_factory=dict)
     pali_weights: dict[str, float] = field(default_factory=dict)
 
@@ -115,7 +110,7 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
     for written in aliases:
         topic = re.sub(re.escape(written), " ", topic, flags=re.IGNORECASE)
     analysis.topic = re.sub(r"\s+", " ", topic).strip(" ?.,;:")
-    words = re.findall(r"[\w’'-]+", stripped)
+    words = written_words(stripped)
     analysis.bm25_text = " ".join(w for w in words if fold(w) not in QUERY_NOISE and fold(w) not in STOPWORDS) \
         or stripped
     analysis.dense_text = stripped.strip() or text

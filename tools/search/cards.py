@@ -10,7 +10,6 @@ the question, and the retriever adds the card's score to those.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,12 +20,6 @@ from indexing.stores.bm25_store import BM25Store
 log = logging.getLogger(__name__)
 
 CARD_CANDIDATES = 20  # suttas taken from each card ranking
-
-
-@dataclass
-class CardHits:
-    bm25: list[tuple[str, float]]  # doc_id, score
-    dense: list[tuple[str, float]]
 
 
 class CardIndex:

@@ -8,91 +8,46 @@ from __future__ import annotations
 
 import re
 
-from indexing.text import STOPWORDS, _light_stem, fold
+from tools.language.negation import (
+    ANTONYMS,
+    is_negation_word,
+    negates,
+    negates_without_a_negation_word,
+    polarity,
+    words_after_negations,
+)
+from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
+from tools.language.sentences import clauses, phrases
+from tools.language.words import STOPWORDS, fold, folded_words, light_stem, tokenize, word_list, word_set
 from tools.references import MENTION
 
-_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-         if w != "_"}
-_ORDINALS = {w: i + 2 for i, w in enumerate(
-    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
-_ORDINALS.update({"twice": 2, "thrice": 3, "sixteenth": 16, "hundredth": 100, "thousandth": 1000})
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-# "one" and "first" are too often not numbers ("one who", "first of all"); they are never compared.
-_SKIP = {"zero", "one"}
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _number_phrases(words: list[str]) -> list[tuple[int, int, int, bool]]:
-    """(value, first word, word after the phrase, ordinal?) for each number phrase of folded `words`."""
-    found: list[tuple[int, int, int, bool]] = []
-    i = 0
-    while i < len(words):
-        w, start = words[i], i
-        value = None
-        if w.isdigit():
-            value = int(w)
-        elif w in _UNITS and w not in _SKIP:
-            value = _UNITS[w]
-        elif w in _TENS:
-            value = _TENS[w]
-            if i + 1 < len(words) and words[i + 1] in _UNITS and words[i + 1] != "zero":
-                value += _UNITS[words[i + 1]]
-                i += 1
-        elif w in _ORDINALS:
-            found.append((_ORDINALS[w], start, i + 1, True))
-        elif w in _SCALES:
-            value = _SCALES[w]
-        if value is not None:
-            while i + 1 < len(words) and words[i + 1] in _SCALES:
-                value = value * _SCALES[words[i + 1]] if value < _SCALES[words[i + 1]] else _SCALES[words[i + 1]]
-                i += 1
-            found.append((value, start, i + 1, False))
-        i += 1
-    # "one hundred", "a thousand": the scale alone was counted; that is the number meant.
-    return found
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(fold(text).replace(",", ""))
-
-
-def numbers(text: str) -> set[int]:
-    """Digits, number words ("five hundred", "eighty-four thousand") and ordinals ("a third time" -> 3)."""
-    return {value for value, _, _, _ in _number_phrases(_words(text))}
-
-
 # "four kinds of feeling": what is counted is the feeling, not the kinds.
-_MEASURE = {"kind", "kinds", "type", "types", "sort", "sorts", "class", "classes", "group", "groups", "set", "sets"}
-_NOT_COUNTED = STOPWORDS | {"more", "less", "other", "others", "such", "times", "time", "or", "nor", "to", "at"}
+_MEASURE = word_set("measure_words")
+_NOT_COUNTED = STOPWORDS | word_set("not_counted")
 
 
-_PIECE = re.compile(r"[.;:!?()\[\]“”\"‘’—]|,\s")
 NEAR = 3  # words after a number that may name what it counts ("five grasping aggregates")
 
 
 def _counts(text: str) -> list[tuple[int, list[str]]]:
     """Each cardinal number of `text` with the stemmed content words among the next three of its clause."""
     out: list[tuple[int, list[str]]] = []
-    for piece in _PIECE.split(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
-        words = _words(piece)
-        for value, _, after, ordinal in _number_phrases(words):
+    for piece in phrases(MENTION.sub(" ", text)):  # "MN 26 says", "SN 22.95": references count nothing
+        words = number_words(piece)
+        for value, _, after, ordinal in number_phrases(words):
             if ordinal or after >= len(words):
                 continue
             if words[after] in _MEASURE and after + 2 < len(words) and words[after + 1] == "of":
                 after += 2
             nouns: list[str] = []
             for i, noun in enumerate(words[after : after + NEAR]):
-                if noun.isdigit() or noun in _UNITS or noun in _TENS or noun in _SCALES or noun in _ORDINALS:
+                if is_number_word(noun):
                     break
                 if noun in _NOT_COUNTED:
                     if i == 0:
                         break  # "four of them": the number counts nothing it names
                     continue
-                nouns.append(_light_stem(noun))
+                nouns.append(light_stem(noun))
             if nouns:
                 out.append((value, nouns))
     return out
@@ -171,16 +126,7 @@ def _addressed(word: str, text: str) -> bool:
 # ---- names ---------------------------------------------------------------------------------------------------
 _CAP = re.compile(r"(?<![\w’'])([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+(?:[-’'][A-Za-zāīūṅñṭḍṇḷṁṃ]+)?)")
 # Capitalised words that are titles or epithets, not names that could be swapped for one another.
-GENERIC = {fold(w) for w in """I Buddha Buddhas Blessed One Ones Realized Tathagata Tathāgata Master Venerable Reverend
-    Sir Sirs Mendicant Mendicants Mendicant's Bhikkhu Bhikkhus Sangha Saṅgha Dhamma Teaching Lord Lady King Queen Prince
-    Princess God Gods Goddess Bodhisatta Bodhisattva Awakened Holy Noble Truth Truths Nikaya Nikāya Sutta Suttas
-    Discourse Discourses Pali Pāli English Sujato Bhante Great Elder Brahmin Brahmins Ascetic Ascetics Wanderer
-    Sakyan Sakyans Gotama Gautama Siddhattha Teacher Mr Mrs Ven Here Then Now When While After Before If In On At The
-    This That These Those
-    There A An And But Or So Yet For With Without Also Again Finally Thus Likewise Similarly See Note He She They It
-    We You His Her Their Its Our Your What Why How Who Which Where Although Though Because Since Just Even Only Not
-    No Yes Like As By From To Of Whatever Whoever Some Any All Both Each Every Such Many Most Monks Monk Nuns Nun
-    Mara's Amen Sir's Dhp DN MN SN AN KN Jataka Commentary""".split()}
+GENERIC = {fold(w) for w in word_list("not_names")}
 
 
 def names(text: str, lowercase_vocab: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
@@ -217,41 +163,6 @@ def name_check(claim_names: dict[str, str], evidence: str, evidence_names: dict[
 
 
 # ---- polarity ------------------------------------------------------------------------------------------------
-_NEG = re.compile(
-    r"\b(?:not|no|never|cannot|can't|nothing|none|neither|nor|nobody|nowhere|without|lack|lacks|lacking|"
-    r"\w+n't|\w+n’t|refuse[sd]?|refusing|fail[sed]*|failing|refrain\w*|abstain\w*)\b",
-    re.IGNORECASE,
-)
-# Words that negate without a negation word: a claim holding one ("avoids killing", "free from greed", "unlike
-# the ordinary person") may paraphrase a negative clause, so it is not said to assert what that clause denies.
-_NEGATING = re.compile(
-    r"\b(?:avoid\w*|free|freed|freedom|unlike|instead|rather than|except|apart from|beyond|give[sn]? up|gave up|"
-    r"giving up|abandon\w*|reject\w*|declin\w*|den(?:y|ies|ied|ying)|renounc\w*|stop\w*|ceas\w*|absen\w*|"
-    r"shun\w*|escap\w*|prevent\w*|forbid\w*|prohibit\w*|los[est]\w*|lost)\b",
-    re.IGNORECASE,
-)
-# Opposites that share no negation word; kept short and general.
-_ANTONYMS = [("diligent", "negligent"), ("diligently", "negligently"), ("diligence", "negligence"),
-             ("skillful", "unskillful"), ("wholesome", "unwholesome"), ("right", "wrong"), ("long", "short"),
-             ("good", "bad"), ("rich", "poor"), ("wealthy", "poor"), ("praise", "blame"), ("praised", "blamed"),
-             ("permanent", "impermanent"), ("true", "false"), ("possible", "impossible"),
-             ("superior", "inferior"), ("heaven", "hell"), ("beneficial", "harmful"), ("easy", "hard")]
-
-
-def polarity(text: str) -> int:
-    """Parity of negation words: 1 for negative, 0 for positive ("not never" cancels; "neither standing nor
-    swimming" is one negation, not two that cancel)."""
-    found = [w.lower() for w in _NEG.findall(text.replace("’", "'"))]
-    return (len(found) - min(found.count("neither"), found.count("nor"))) % 2
-
-
-def _clauses(text: str, commas: bool = False) -> list[str]:
-    # The claim is cut at commas too (its clauses are short paraphrases); the evidence only at strong breaks,
-    # so "Ever since I was born, sister, I don't recall killing" keeps its negation with its subject.
-    pattern = r"[;:.!?—]|,\s+|\s+but\s+" if commas else r"[;:.!?—]|,?\s+(?:but|while|whereas)\s+"
-    return [c for c in re.split(pattern, text) if c.strip()]
-
-
 _QUOTED = re.compile(r"[“\"‘]([^“”\"‘’]{3,400})[”\"’]")
 
 
@@ -261,7 +172,7 @@ MIN_QUOTED_WORDS = 4
 
 def plain_words(text: str) -> str:
     """Folded words and numbers only, one space apart: what a quotation and its source must share verbatim."""
-    return " ".join(re.findall(r"[a-z0-9]+", fold(text)))
+    return " ".join(folded_words(text))
 
 
 def misquoted(claim: str, source_words: str) -> str | None:
@@ -293,12 +204,11 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     holds them: "crossed the flood by standing … and by swimming" against "I crossed the flood neither standing
     nor swimming". The claim is too long for the clause check to pair it with that clause, but it says what the
     text denies."""
-    from indexing.text import tokenize
 
-    if _NEG.search(claim.replace("’", "'")) or _NEGATING.search(claim):
+    if negates(claim) or negates_without_a_negation_word(claim):
         return False
     words = set(tokenize(claim))
-    content = [(c, {t for t in w if len(t) > 1 and not _NEG.fullmatch(t)}) for c, w in evidence]
+    content = [(c, {t for t in w if len(t) > 1 and not is_negation_word(t)}) for c, w in evidence]
     covered = [(polarity(c), w) for c, w in content if len(w) >= 3 and w <= words]
     denied = [w for neg, w in covered if neg]
     affirmed = set().union(*(w for neg, w in covered if not neg))
@@ -308,18 +218,12 @@ def _asserts_what_is_denied(claim: str, evidence: list[tuple[str, set[str]]]) ->
     return any(not (w & affirmed) for w in denied)
 
 
-_AUXILIARY = frozenset("be is are was were been do does did have has had will would can could should shall may "
-                       "might must to a an the it they he she one any anything".split())
-
-
 def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
     """Whether the word a negative clause negates is one the evidence clause says: "are not personal matters"
     against "are personal matters" is; "who does not practise will miss out on the blessings" against "they miss
     out on the blessings" is not (its "not" belongs to a line the match left out)."""
-    from indexing.text import tokenize
 
-    for m in _NEG.finditer(clause.replace("’", "'")):
-        after = [w for w in re.findall(r"[\w'-]+", clause[m.end():].lower()) if w not in _AUXILIARY]
+    for after in words_after_negations(clause):
         negated = set(tokenize(after[0])) if after else set()
         if not negated or negated & evidence_words:
             return True
@@ -329,11 +233,10 @@ def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
 def negation_check(claim: str, evidence: str) -> str | None:
     """Each clause of the claim against the evidence clause sharing most content words with it: a clause that
     says the same thing with the opposite polarity is a negation."""
-    from indexing.text import tokenize
 
     claim = without_own_quotes(claim, evidence)
-    ev = [(c, set(tokenize(c))) for c in _clauses(evidence) or [evidence]]
-    for clause in _clauses(claim, commas=True) or [claim]:
+    ev = [(c, set(tokenize(c))) for c in clauses(evidence) or [evidence]]
+    for clause in clauses(claim, commas=True) or [claim]:
         words = set(tokenize(clause))
         if len(words) < 3:
             continue
@@ -344,8 +247,8 @@ def negation_check(claim: str, evidence: str) -> str | None:
             return "negated"
     if _asserts_what_is_denied(claim, ev):
         return "negated"
-    c, e = set(_WORD.findall(fold(claim))), set(_WORD.findall(fold(evidence)))
-    for a, b in _ANTONYMS:
+    c, e = (set(tokenize(t, stem=False, drop_stopwords=False)) for t in (claim, evidence))
+    for a, b in ANTONYMS:
         if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
             return f"negated: {a if a in c else b} vs {b if a in c else a}"
     return None

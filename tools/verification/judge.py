@@ -9,8 +9,8 @@ words ("refused" for "did not accept") become likelier once the passage is read;
 text says "countless", "Yamunā" for "Ganges", "the five hindrances" for "the three feelings") becomes less likely, or
 no likelier, than the model's prior. The claim fails on its least-explained word, and that word is named.
 
-Words the passage contains are the lexical checks' business (tools/verifier.py) and are not scored; a claim whose
-every content word is in the passage costs no model call at all.
+Words the passage contains are the lexical checks' business (tools/verification/verifier.py) and are not scored; a
+claim whose every content word is in the passage costs no model call at all.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from prompts import load_prompt
-from tools.evidence import FRAMING, matches_any, words
+from tools.language.words import words
+from tools.verification.evidence import FRAMING, matches_any
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Sutta names beyond exact titles: other translators' titles, Pali names spelled a reader's way, descriptions.
 
-`tools.aliases.AliasIndex` knows the exact titles and nicknames. Readers also name texts as other translations
+`tools.search.aliases.AliasIndex` knows the exact titles and nicknames. Readers also name texts as other translations
 title them ("Heirs in the Dhamma" for Sujato's "Heirs in the Teaching", "All the Taints" for "All the
 Defilements"), spell Pali names their way ("Kindada" for Kiṁdada, "Lahu-parivaṭṭa" for a word of the text's first
 line, "Tittha" for Titthāyatana), or describe the text ("Dog on a Leash"). When the exact index has nothing, a
@@ -20,7 +20,7 @@ reader's name in the tables (694 other translations' titles, 86 nicknames) point
 resolves to it.
 
 Generic words never make a match: a name must keep a distinctive word once "the", "discourse", "simile",
-"Buddha's", ordinals and the like are set aside (see `tools.aliases.distinctive`), so "the first discourse" or
+"Buddha's", ordinals and the like are set aside (see `tools.search.aliases.distinctive`), so "the first discourse" or
 "the Buddha's last words" resolve to nothing.
 """
 
@@ -35,9 +35,9 @@ from collections.abc import Callable
 from rapidfuzz import fuzz, process
 
 from indexing.pali_index import nasal, pali_tokens
-from indexing.text import STOPWORDS, fold, tokenize
 from indexing.vocabulary import BOOKS, COLLECTIONS
-from tools.aliases import (
+from tools.language.words import STOPWORDS, fold, folded_words, pali_stem, tokenize, word_set, written_words
+from tools.search.aliases import (
     GENERIC_NAME_WORDS,
     MAX_WINDOW,
     STRONG,
@@ -91,11 +91,6 @@ def _compound(words: list[str]) -> str:
     return _SUFFIX.sub("", "".join(words))
 
 
-def _pali_stem(word: str) -> str:
-    stem = re.sub(r"[aeiou]+m?$", "", word)
-    return stem if len(stem) >= 3 else word
-
-
 class NameMatcher:
     def __init__(self, aliases: AliasIndex, cards, bridges=None):
         self.aliases = aliases
@@ -139,10 +134,10 @@ class NameMatcher:
         """Candidates for one name (a title, nickname or Pali name), best first, each saying how it matched."""
         text = name.strip().strip("\"'“”‘’«»").strip()
         exact = self.aliases.resolve(text)
-        words = re.findall(r"[\w’'-]+", text)
+        words = written_words(text)
         if exact.candidates or len(words) > MAX_WINDOW or not text:
             return self._tie_break(exact, text)
-        folded = [nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))]
+        folded = [nasal(w) for w in folded_words(text)]
         content = [w for w in folded if w not in _NAME_SUFFIX_WORDS]
         if not distinctive(" ".join(content)) or _is_question(text, folded) or _names_a_collection(folded):
             return AliasResolution(text)
@@ -210,7 +205,7 @@ class NameMatcher:
             # a key word of the text's opening lines, inflected or in sandhi (`pabhassaramidam`): the earlier it
             # stands and the fewer texts open with it, the likelier it names the text (how often a long opening
             # repeats it was tried and misleads: lists repeat their words)
-            stem = _pali_stem(key)
+            stem = pali_stem(key)
             found: dict[str, list] = {}  # sutta -> [first position of any form, fewest texts sharing one, word]
             for word in self._prefixed(self._sorted_words, stem):
                 if not (word.startswith(key) or len(word) - len(stem) <= 4):
@@ -245,7 +240,7 @@ class NameMatcher:
         """The name's tokens as `_query_tokens` gives them, and its ideas for title matching: each a tuple of
         alternative tokens — a reader's word alone, or an older rendering together with Sujato's words for it
         ("taints" with "defilements"), which are one idea however many of the words a title holds."""
-        keep = " ".join(w for w in re.findall(r"[\w’'-]+", text) if fold(w) not in GENERIC_NAME_WORDS)
+        keep = " ".join(w for w in written_words(text) if fold(w) not in GENERIC_NAME_WORDS)
         pairs: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
         if self.bridges is not None:
             bridged = self.bridges.apply(keep)
@@ -352,10 +347,7 @@ def is_series(sutta_id: str) -> bool:
     return bool(_SERIES.search(sutta_id)) and not sutta_id.startswith("Dhp")
 
 
-_QUESTION_START = frozenset({
-    "is", "are", "was", "were", "do", "does", "did", "what", "which", "who", "whom", "whose", "where", "when", "why",
-    "how", "can", "could", "should", "would", "will", "tell", "explain", "find", "show", "give", "list",
-})
+_QUESTION_START = word_set("question_start")
 
 
 def _is_question(text: str, folded: list[str]) -> bool:
@@ -370,7 +362,7 @@ _COLLECTION_NAMES = re.compile("|".join(
 
 def names_a_collection(text: str) -> bool:
     """Whether `text` ("the Dhammapada", "Saṁyutta Nikāya") is the name of a collection or book as a whole."""
-    return _names_a_collection([nasal(w) for w in re.findall(r"[a-z0-9]+", fold(text))])
+    return _names_a_collection([nasal(w) for w in folded_words(text)])
 
 
 def _names_a_collection(folded: list[str]) -> bool:

@@ -17,54 +17,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
-from indexing.text import fold, tokenize
 from indexing.vocabulary import document_ref, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
+from tools.language.words import fold, tokenize, word_list, words
 
 log = logging.getLogger(__name__)
 
-# Words that frame a claim ("MN 20 says that ...", "the sutta begins with ...") rather than state it; they never
-# count as missing.
-FRAMING = frozenset(tokenize(
-    """say says said teach teaches taught teaching tell tells told describe describes described explain explains
-    explained recount recounts recounted state states stated observe observes mention mentions mentioned
-    according text passage verse verses sutta discourse buddha declare declares warn warns likens compare
-    compares compared then also only just one even there being thing things way ways someone something
-    person people who whom whose whether still actually really indeed certain point points like such very much
-    many more most other another own same every each any some all both can could should may might must shall
-    make makes made get gets got come comes came go goes went let lets once again always never ever here
-    well thus therefore because since while during within upon onto through over under after before later first
-    begin begins began opens opened conclude concludes concluded close closes remark remarks remarked
-    note notes noted recall recalls recalled relate relates related summarize summarizes summarized summary
-    report reports reported liken likened rank ranks ranked list lists listed name names named call calls called
-    answer answers answered reply replies replied respond responds responded ask asks asked""",
-    drop_stopwords=False,
-))
+# Words that frame a claim ("MN 20 says that ...") rather than state it; they never count as missing.
+FRAMING = frozenset(tokenize(" ".join(word_list("framing")), drop_stopwords=False))
 MAX_WINDOW = 3  # segments; a long claim (a list, a verse) may span a few more, see `_max_window`
-# Irregular English past forms the light stemmer leaves alone: "led" must meet "leads".
-_IRREGULAR = {a: b for a, b in (pair.split(":") for pair in """led:lead taught:teach said:say went:go gone:go came:come
-    gave:give given:give saw:see seen:see heard:hear thought:think sat:sit ate:eat eaten:eat left:leave knew:know
-    known:know told:tell spoke:speak spoken:speak held:hold brought:bring made:make found:find took:take taken:take
-    became:become began:begin begun:begin stood:stand fell:fall fallen:fall felt:feel kept:keep slept:sleep met:meet
-    sought:seek bore:bear borne:bear won:win understood:understand fought:fight drove:drive driven:drive rose:rise
-    risen:rise grew:grow grown:grow threw:throw thrown:throw built:build died:die dy:die dying:die lay:lie lain:lie
-    paid:pay laid:lay sent:send spent:spend struck:strike stricken:strike wore:wear worn:wear wrote:write
-    written:write chose:choose chosen:choose forgot:forget forgotten:forget freed:free men:man women:woman
-    children:child feet:foot teeth:tooth""".split())}
-# Other translations' words for what Sujato's English says otherwise: readers (and models trained on older
-# translations) write "monk" and "nirvana" where the text has "mendicant" and "extinguishment", and British
-# spellings ("fulfil", "skilful") where the translation spells them the American way.
-_VARIANTS = {a: b for a, b in (pair.split(":") for pair in """monk:mendicant bhikkhu:mendicant nirvana:extinguishment
-    nibbana:extinguishment enlightenment:awakening enlightened:awakened jhana:absorption karma:deed kamma:deed
-    samsara:transmigration rebirth:reborn loving:love kindness:love metta:love brahma:divinity
-    sermon:discourse fulfil:fulfill fulfilment:fulfillment skilful:skillful unskilful:unskillful colour:color
-    honour:honor behaviour:behavior judgement:judgment centre:center practise:practice""".split())}
-# Keyed and valued by the tokenizer's own output, since `words` maps tokens after stemming.
-_IRREGULAR.update({tokenize(k)[0]: tokenize(v)[0] for k, v in _VARIANTS.items() if tokenize(k) and tokenize(v)})
 WINDOW_PENALTY = 0.02  # per extra segment: prefer the tightest window that covers the claim
-
-
-def words(text: str) -> list[str]:
-    return [_IRREGULAR.get(t, t) for t in tokenize(text)]
 
 
 def claim_tokens(text: str) -> list[str]:

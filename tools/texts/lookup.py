@@ -16,7 +16,7 @@ from indexing.vocabulary import BOOKS, COLLECTION_NAMES, parse_uid, segment_key,
 from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage
 from tools.references import Reference, find_references, parse_reference
-from tools.translations import attach_alternatives, choose_translation
+from tools.texts.translations import attach_alternatives, choose_translation
 
 OPENING_SEGMENTS = 8
 MAX_SEGMENTS = 60  # a requested range is capped so one call cannot pour a whole sutta into the prompt

@@ -1,0 +1,91 @@
+"""Does each retrieval mechanism pay on questions it was not written from? Each mechanism switched off in turn.
+
+    PYTHONPATH=. python bench/ablate.py --questions ../shared/eval/external-dev.jsonl \
+        ../shared/eval/external2-dev.jsonl ../shared/eval/retrieval-dev.jsonl ../shared/eval/canon-dev.jsonl \
+        [--json bench/out/ablate.json]
+
+Every file is split in two halves by line parity: the even lines are the half a rule may have been fitted on,
+the odd lines the half reported (`docs/evaluation.md`). A file no rule was written from (external2-dev, new in
+this round) is reported whole as well. For each variant — the configured settings, then one mechanism off — the
+hybrid hit@1 and MRR of each half; a mechanism pays where switching it off lowers the reported half.
+
+Only settings change between variants (the index is the configured one, SCHOLAR_INDEX_DIR), so a variant costs a
+search per question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from chat.evals.retrieval import load_questions, ranked_suttas, score_question
+from indexing.settings import ScholarSettings
+from tools.library import Library
+from tools.search.retriever import search
+
+# Each mechanism, and the settings that switch it off.
+VARIANTS: dict[str, dict] = {
+    "configured": {},
+    "no bridges": {"bridge_weight": 0.0},
+    "no sutta cards": {"card_weight": 0.0},
+    "no aligned Pali": {"pali_weight": 0.0},
+    "no basket lean": {"basket_lean": 0.0},
+    "no query-term saturation": {"query_tf_k3": None},
+    "no MMR (relevance only)": {"mmr_lambda": 1.0},
+    "dense 0 (BM25 side only)": {"dense_weight": 0.0},
+    "dense 0.25": {"dense_weight": 0.25},
+    "dense 1.0 (equal fusion)": {"dense_weight": 1.0},
+}
+
+
+def _apply(library: Library, base: ScholarSettings, update: dict) -> None:
+    library.settings = base.model_copy(update=update)
+    library.bridges.weight = update.get("bridge_weight", base.bridge_weight)
+    library.bridges.query_k3 = update.get("query_tf_k3", base.query_tf_k3)
+
+
+def _figures(rows: list[dict]) -> dict:
+    if not rows:
+        return {"n": 0}
+    return {"n": len(rows), "hit@1": round(statistics.fmean(r["hit@1"] for r in rows), 3),
+            "hit@5": round(statistics.fmean(r["hit@5"] for r in rows), 3),
+            "mrr": round(statistics.fmean(r["mrr"] for r in rows), 3)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--questions", type=Path, nargs="+", required=True)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    base = ScholarSettings()
+    library = Library.open(base)
+    library.warm()
+    files = {p.stem: [q for q in load_questions(p) if q.get("gold")] for p in args.questions}
+    out: dict[str, dict] = {}
+    for name, update in VARIANTS.items():
+        _apply(library, base, update)
+        out[name] = {}
+        for stem, questions in files.items():
+            rows = []
+            for q in questions:
+                result = search(library, q["question"], k=args.k, mode="hybrid")
+                rows.append(score_question(ranked_suttas(result.passages), q["gold"], q.get("also_relevant") or [],
+                                           args.k))
+            out[name][stem] = {"fit": _figures(rows[0::2]), "report": _figures(rows[1::2]), "all": _figures(rows)}
+        sys.stdout.write(f"{name:<28}" + "  ".join(
+            f"{stem}: fit {f['fit'].get('mrr', 0):.3f} / report {f['report'].get('mrr', 0):.3f}"
+            for stem, f in out[name].items()) + "\n")
+        sys.stdout.flush()
+    _apply(library, base, {})
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
