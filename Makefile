@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript chromium postgresql
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng ghostscript
 STAMP := $(VENV)/.installed
 
 .PHONY: run setup system-deps index model chat serve lint test test-fast e2e eval bench probe clean-index lock
@@ -16,7 +16,11 @@ run: setup index model chat
 
 setup: system-deps $(STAMP)
 
-# Debian packages for OCR (ocrmypdf), the browser test and the PostgreSQL tests; installed only where missing.
+# Debian packages for OCR (ocrmypdf); installed only where missing. Debian's chromium (~110 MB to download, ~350 MB
+# installed) is only for the browser test and PostgreSQL only for the replica tests, so only the targets that run
+# them add them.
+test: APT_PACKAGES += chromium postgresql
+e2e: APT_PACKAGES += chromium
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -29,7 +33,8 @@ system-deps:
 # pulled by another package would be a multi-GB CUDA build. uv then resolves the rest against constraints.txt.
 # llama.cpp is compiled for this CPU (-march=native), but never with AMX: some VMs advertise AMX tiles without
 # enabling their register state, and the first matrix multiply then dies with SIGSEGV (seen on Firecracker guests).
-export CMAKE_ARGS := -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+# The multimodal library (mtmd/llava: images and audio) is not built: the chat is text only.
+export CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from indexing.cards import refresh_cards
 from indexing.chunking import chunk_document
-from indexing.embeddings import build_embed_model, embed_model_name, embed_texts
+from indexing.embeddings import build_embed_model, embed_model_name, embed_texts, settings_for_index
 from indexing.errors import IndexingError, SourceError
 from indexing.lock import ingest_lock
 from indexing.models import Chunk, SourceDocument
@@ -134,8 +134,12 @@ def _ingest(
         if not root.exists():
             raise IndexingError(f"corpus path {root} does not exist (set SCHOLAR_CORPUS_PATHS)")
 
-    model_name = embed_model_name(settings)
     recorded = store.info("embed_model")
+    if "embed_backend" not in settings.model_fields_set:
+        # An index keeps the backend it was built with unless another is asked for by name: a new default must
+        # not cost a whole-library re-embedding of vectors that were fine (torch's and ONNX's agree to 1e-6).
+        settings = settings_for_index(settings, recorded)
+    model_name = embed_model_name(settings)
     manifest = store.manifest()
     if recorded and recorded != model_name:
         log.warning("embedding model changed (%s -> %s): re-embedding everything", recorded, model_name)

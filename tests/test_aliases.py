@@ -121,3 +121,23 @@ def test_a_texts_own_title_outranks_another_translations_title_for_another_text(
     res = resolve_name(lib, "Burning")
     assert [c.sutta_id for c in res.candidates][:2] == ["SN 35.28", "MN 21"]
     assert res.candidates[1].how == "other translation's title"
+
+
+@pytest.mark.parametrize("name", ["The Saw Simile", "Simile of the Saw", "the Discourse on the Simile of the Saw",
+                                  "Saw Simile Sutta"])
+def test_a_title_in_any_word_order_or_framing_resolves(lib, name):
+    assert [c.sutta_id for c in lib.aliases.resolve(name).candidates][:1] == ["MN 21"]
+    question = f"What does the {name} teach about patience?"
+    assert "MN 21" in [c.sutta_id for c in lib.aliases.resolve(question).candidates]
+
+
+def test_reordered_words_that_are_not_a_title_resolve_to_nothing(lib):
+    assert not lib.aliases.resolve("What does the saw cut in the simile?").candidates
+
+
+def test_a_framed_title_covers_the_name_to_its_end_only(lib):
+    found = [c.sutta_id for c in lib.aliases.resolve("What is taught in the Discourse on Burning?").candidates]
+    assert found[:1] == ["SN 35.28"]
+    # the name goes on past "Burning": the frame names "Burning Rāhula", which no title is
+    longer = lib.aliases.resolve("What is taught in the Discourse on Burning Rāhula?").candidates
+    assert "SN 35.28" not in [c.sutta_id for c in longer]

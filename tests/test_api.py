@@ -367,6 +367,7 @@ def test_health_reports_index_and_providers(client):
     assert body["index"]["loaded"] and body["index"]["chunks"] > 0 and body["index"]["documents"] >= 5
     assert body["index"]["dense_vectors"] == body["index"]["chunks"]
     assert body["embedding"]["live"] is True
+    assert body["embedding"]["index_model"] == body["embedding"]["model"]  # built under these settings
     assert body["llm"]["provider"] == "auto"
 
 

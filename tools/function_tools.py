@@ -1,4 +1,4 @@
-"""The five tools as LlamaIndex FunctionTools, with outputs sized for a small model's context.
+"""The tools as LlamaIndex FunctionTools, with outputs sized for a small model's context.
 
 What the model reads is numbered evidence: the few lines of each retrieved text that answer the query
 (tools/search/windows.py), whole, each under a number it cites ("[2]") and with the reference that number stands for
@@ -6,7 +6,7 @@ What the model reads is numbered evidence: the few lines of each retrieved text 
 pipeline maps every cited number back to its segments. Every call is recorded in the turn's TurnRecorder, so the
 answer's citations can be checked against what was really retrieved. Tool
 errors come back as one readable line (the model can correct itself) rather than a traceback. The descriptions
-the model reads are the docstrings of CanonTools' five tool methods, and nothing else.
+the model reads are the docstrings of CanonTools' tool methods, and nothing else.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
 
-TOOL_NAMES = ("resolve_alias", "lookup_sutta", "search_passages", "expand_context", "verify_claims")
+TOOL_NAMES = ("resolve_alias", "lookup_sutta", "search_passages", "expand_context", "verify_claims",
+              "find_parallels", "compare_translations", "find_rule")
 
 
 @dataclass
@@ -53,6 +54,9 @@ class ToolResult:
     passages: list[Passage]
     error: str | None = None
     evidence: list[tuple[int, EvidenceWindow]] = field(default_factory=list)
+    # an answer read straight from a table (parallels, translations, rules), in plain sentences citing its lines:
+    # the reader's answer as it stands, with no model needed to word it
+    table: str = ""
 
 
 def render_evidence(numbered: list[tuple[int, EvidenceWindow]]) -> str:
@@ -69,7 +73,7 @@ def _with_twins(windows: list[EvidenceWindow], passages: list[Passage]) -> list[
 class CanonTools:
     """The tool bodies, bound to one library and one turn's recorder. The Scholar runs the planned calls through
     the same methods. Each returns a ToolResult; the FunctionTools built by `build_tools` give the model its text.
-    The five tool methods' docstrings are the descriptions the model reads."""
+    The tool methods' docstrings are the descriptions the model reads."""
 
     def __init__(self, library, recorder: TurnRecorder, budget: ToolBudget | None = None, llm=None,
                  verifier_mode: str = "local"):
@@ -323,6 +327,46 @@ class CanonTools:
                     return doc.doc_id, c.chunk_index
         return doc.doc_id, chunks[0].chunk_index
 
+    def find_parallels(self, sutta_id: str, within: str = "") -> ToolResult:
+        """List a text's parallels from SuttaCentral's table ("MN 1"). within: a tradition or collection to keep
+        ("Chinese", "Madhyama Agama", "Sanskrit", "Pali"). Returns each parallel by SuttaCentral ID (MA 106), full or
+        partial, whether the library holds it and its link, with the parallels held quoted side by side."""
+        from tools.texts.library_tools import parallels_table
+
+        return self._table("find_parallels", {"sutta_id": sutta_id, **({"within": within} if within else {})},
+                           lambda: parallels_table(self.library, sutta_id, within))
+
+    def compare_translations(self, sutta_id: str, translators: str = "") -> ToolResult:
+        """Show a text's translations side by side ("Thig 1.1"), segment by segment with the Pali. translators:
+        whose ("sujato, soma"); empty for every one the library holds. Says so when a translator is not held."""
+        from tools.texts.library_tools import translations_table
+
+        return self._table("compare_translations",
+                           {"sutta_id": sutta_id, **({"translators": translators} if translators else {})},
+                           lambda: translations_table(self.library, sutta_id, translators))
+
+    def find_rule(self, topic: str) -> ToolResult:
+        """Find the Vinaya rule on a topic ("digging the earth", "a monk accepting money"). Returns the rule's ID
+        (Bu Pc 10), title, offence class (expulsion, suspension, confession ...) and its words as laid down."""
+        from tools.texts.library_tools import rule_table
+
+        return self._table("find_rule", {"topic": topic}, lambda: rule_table(self.library, topic))
+
+    def _table(self, tool: str, inputs: dict, build) -> ToolResult:
+        """A tool answered from a table: its answer and the lines it quotes, numbered like any evidence."""
+        answer: list[str] = []
+
+        def body():
+            table = build()
+            self.recorder.search_types_used.add("table")
+            passages, text = self._evidence(table.windows)
+            answer.append(table.answer)
+            return passages, f"{table.answer}\n{text}".strip(), table.summary
+
+        result = self._run(tool, inputs, body)
+        result.table = answer[0] if answer and result.error is None else ""
+        return result
+
     def verify_claims(self, draft: str) -> ToolResult:
         """Check a draft answer against the retrieved passages. draft: the answer with its [refs]. Returns which
         sentences the texts do not support. Optional; the answer is checked anyway."""
@@ -366,9 +410,24 @@ class _VerifyArgs(BaseModel):
     draft: str
 
 
+class _ParallelsArgs(BaseModel):
+    sutta_id: str
+    within: str = ""
+
+
+class _TranslationsArgs(BaseModel):
+    sutta_id: str
+    translators: str = ""
+
+
+class _RuleArgs(BaseModel):
+    topic: str
+
+
 _SCHEMAS: dict[str, type[BaseModel]] = {
     "resolve_alias": _AliasArgs, "lookup_sutta": _LookupArgs, "search_passages": _SearchArgs,
-    "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs,
+    "expand_context": _ExpandArgs, "verify_claims": _VerifyArgs, "find_parallels": _ParallelsArgs,
+    "compare_translations": _TranslationsArgs, "find_rule": _RuleArgs,
 }
 # Argument names small models reach for instead of the real ones.
 _ARG_SYNONYMS = {
@@ -378,6 +437,9 @@ _ARG_SYNONYMS = {
     "ref": ("reference", "segment", "sutta_id", "id", "input", "citation"),
     "draft": ("answer", "text", "input", "claims"),
     "translator": ("translation", "translated_by", "version"),
+    "translators": ("translator", "translation", "translated_by", "names", "by"),
+    "within": ("collection", "language", "tradition", "in", "where"),
+    "topic": ("query", "rule", "subject", "question", "input", "text"),
 }
 
 
@@ -417,7 +479,7 @@ def _tolerant(method: Callable[..., ToolResult], schema: type[BaseModel]) -> Cal
 
 def build_tools(library, recorder: TurnRecorder, *, budget: ToolBudget | None = None, llm=None,
                 verifier_mode: str = "local", canon: CanonTools | None = None) -> list[FunctionTool]:
-    """The five FunctionTools for the agent, sharing one CanonTools (pass `canon` to reuse the planner's)."""
+    """The FunctionTools for the agent, sharing one CanonTools (pass `canon` to reuse the planner's)."""
     canon = canon or CanonTools(library, recorder, budget, llm=llm, verifier_mode=verifier_mode)
     tools = []
     for name in TOOL_NAMES:

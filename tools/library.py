@@ -7,6 +7,7 @@ BM25 and says why in `dense_error`, so a broken model install degrades search in
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from tools.search.names import NameMatcher
     from tools.search.rerank import Reranker
     from tools.texts.lookup import Catalog
+    from tools.texts.rules import RuleIndex
     from tools.texts.translations import TranslationMap
     from tools.verification.evidence import EmbeddingScorer, EvidenceIndex
     from tools.verification.verifier import ClaimVerifier, Mode
@@ -45,12 +47,9 @@ def _limit_threads(n: int) -> None:
     # Process-wide, so only done when this process loads the model to serve queries (never during ingest).
     if n <= 0:
         return
-    try:
-        import torch
-
+    torch = sys.modules.get("torch")  # loaded by the torch backend only; importing it here would cost seconds
+    if torch is not None:
         torch.set_num_threads(n)
-    except ImportError:  # the Ollama embedding provider needs no torch
-        pass
     try:
         from threadpoolctl import threadpool_limits
 
@@ -89,6 +88,7 @@ class Library:
         self._verse_ids: frozenset[str] | None = None
         self._chunk_homes: dict[str, tuple[str, str, str]] | None = None
         self._translations: TranslationMap | None = None
+        self._rules: RuleIndex | None = None
         self._matrix: tuple[list[str], dict[str, int], np.ndarray] | None = None
         self._matrix_failed = False
         self._evidence: EvidenceIndex | None = None
@@ -123,9 +123,11 @@ class Library:
             try:
                 chroma = ChromaStore(index_dir / "chroma", settings.chroma_collection, settings.chroma_url)
                 if embed_model is None:
-                    from indexing.embeddings import build_embed_model
+                    from indexing.embeddings import build_embed_model, settings_for_index
 
-                    embed_model = build_embed_model(settings)
+                    # queries are embedded by the backend that embedded the index's chunks
+                    embed_settings = settings_for_index(settings, docstore.info("embed_model"))
+                    embed_model = build_embed_model(embed_settings, threads=max(0, settings.query_threads))
                     _limit_threads(settings.query_threads)
             except Exception as exc:  # model files, torch, Chroma: any failure means "BM25 only", reported
                 dense_error = f"{type(exc).__name__}: {exc}"
@@ -154,11 +156,13 @@ class Library:
             self._evidence, self._scorer, self._reranker = None, None, None
             self._cards, self._bridges, self._names, self._bm25_rows = None, None, None, None
             self._basket_ids, self._verse_ids, self._translations = None, None, None
+            self._rules = None
 
     def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
         that would otherwise land on the first user's first question."""
         _ = self.catalog, self.aliases, self.chunk_homes, self.cards, self.bridges, self.names, self.translations
+        _ = self.rules
         if self.dense_ready:
             self.matrix()
         return self
@@ -260,6 +264,13 @@ class Library:
         return self._once("_bridges", lambda: Bridges.load(self.bm25, self.settings.index_dir,
                                                            self.settings.bridges_file, self.settings.bridge_weight,
                                                            self.settings.query_tf_k3))
+
+    @property
+    def rules(self) -> RuleIndex:
+        """The Vinaya's rules by topic (tools/texts/rules.py), read from the docstore once."""
+        from tools.texts.rules import RuleIndex
+
+        return self._once("_rules", lambda: RuleIndex.build(self.docstore))
 
     @property
     def names(self) -> NameMatcher:

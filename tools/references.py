@@ -49,7 +49,7 @@ from indexing.vocabulary import (
     find_translator,
     sutta_id_to_uid,
 )
-from tools.language.words import fold
+from tools.language.words import fold, word_list
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).
@@ -406,7 +406,7 @@ def genre_hint(text: str) -> str | None:
 _TRANSLATION_CUE = re.compile(r"\b(?:translat\w*|render\w*|version|words?|by)\b|'s\b")
 _PARALLELS = re.compile(r"\b(?:parallels?|paralleled|(?:same|similar) (?:story|passage|teaching|text)s?|"
                         r"(?:also|too) (?:in|found)|found (?:also|elsewhere)|elsewhere in the canon|other versions?|"
-                        r"(?:chinese|sanskrit|agamas?)\b)")
+                        r"counterparts?|correspond\w*|equivalents?|where else|(?:chinese|sanskrit|tibetan|gandhari|agamas?)\b)")
 
 
 def translator_named(text: str) -> str | None:
@@ -431,3 +431,27 @@ _BOOK_NAMES = re.compile(
 def without_book_names(folded: str) -> str:
     """Folded text with the sutta books' Pali names taken out ("the Majjhima Nikāya"): what is left is the topic."""
     return _BOOK_NAMES.sub(" ", folded)
+
+
+_ORDINALS = ("first", *word_list("ordinals"))  # the list starts at "second": a word's place is its value
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\s+(?:verse|discourse|sutta|text|poem|rule)\s+"
+    r"(?:of|in)\s+(?:the\s+)?([a-z][a-z ]+)")
+
+
+def ordinal_reference(text: str) -> str | None:
+    """A text named by its place in a book that numbers its texts plainly: "the first verse of the Dhammapada" ->
+    `Dhp 1`, "the tenth discourse of the Majjhima" -> `MN 10`. In a book numbered by chapter (SN, AN, Thig) only the
+    first text has a place that is also its number (`Thig 1.1`); any other is None rather than a guess."""
+    m = _ORDINAL.search(fold(text))
+    if m is None:
+        return None
+    word, rest = m.group(1), m.group(2)
+    n = _ORDINALS.index(word) + 1 if word in _ORDINALS else int(re.match(r"\d+", word).group())  # type: ignore[union-attr]
+    for book in BOOKS.values():
+        if not any(rest.startswith(name) for name in (*book.names, fold(book.pali), fold(book.english))):
+            continue
+        if book.numbering == "number":
+            return f"{book.display} {n}"
+        return f"{book.display} 1.1" if n == 1 and book.numbering in ("group", "optional-group") else None
+    return None

@@ -311,6 +311,9 @@ def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]
             suttas_by_collection=counts["suttas_by_collection"], bm25=library.bm25.ready,
         )
         embedding.update(live=library.dense_ready, error=library.dense_error)
+        built_with = library.docstore.info("embed_model")
+        if built_with:  # queries are embedded like the index, whatever the settings now say
+            embedding["index_model"] = built_with
         if library.chroma is not None:
             try:
                 index["dense_vectors"] = library.chroma.count()

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from chat.pipeline.plan import ExpandStep, FollowUp, LookupStep, Mode, Plan, PreviousTurn, SearchStep
+from chat.pipeline.tables import TableStep, table_step
 from indexing.vocabulary import COLLECTIONS
 from tools.language.words import fold, pattern, tokenize, word_list
 from tools.references import asks_for_parallels, parse_reference, without_book_names
@@ -137,7 +138,8 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
     scope = (anchor.subject_suttas or anchor.cited_suttas)[:SCOPE_SUTTAS]
     if asks_elsewhere(analysis.text):
         return Resolution("follow_up", "it asks whether other texts say the same", continues=anchor.question,
-                          follow_up="same", people=anchor.people), parallel_plan(library, analysis, anchor, mode)
+                          follow_up="same", people=anchor.people), with_table_first(
+            parallel_plan(library, analysis, anchor, mode), analysis, anchor)
     kind = follow_up_kind(analysis, anchor)
     if kind in ("next", "before", "same"):
         reason = {"next": "it asks what comes after the passage the answer quoted",
@@ -155,7 +157,7 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
                           if why is None else "the earlier answer cited no sutta to read on in"), plan
     resolution = Resolution("follow_up", why, scope=scope, continues=anchor.question, follow_up="scoped",
                             people=anchor.people)
-    return resolution, scoped_plan(library, analysis, anchor, resolution, mode)
+    return resolution, with_table_first(scoped_plan(library, analysis, anchor, resolution, mode), analysis, anchor)
 
 
 def scoped_plan(library, analysis: QueryAnalysis, anchor: PreviousTurn, resolution: Resolution,
@@ -308,9 +310,24 @@ def make_plan(
 ) -> Plan:
     """The plan of a question read on its own, or with `previous` as a continuation of that turn when it is one."""
     plan = _plan_of(analysis, mode, follow_up_kind(analysis, previous))
+    plan.steps.extend(_table_steps(analysis, previous))
     if plan.follow_up and previous is not None:
         return _continuation(plan, analysis, previous)
     return _first_question(plan, analysis)
+
+
+def _table_steps(analysis: QueryAnalysis, previous: PreviousTurn | None) -> list[TableStep]:
+    """A question about the library itself (parallels, translations, a Vinaya rule) asks one of its tables first
+    (chat/pipeline/tables.py); the usual retrieval stays planned after it for when the table cannot answer."""
+    step = table_step(analysis, previous)
+    return [step] if step is not None else []
+
+
+def with_table_first(plan: Plan, analysis: QueryAnalysis, anchor: PreviousTurn) -> Plan:
+    """"Does this sutta have parallels in the Chinese Āgamas?": SuttaCentral's table of the text under discussion
+    answers first (chat/pipeline/tables.py), the search for the same words elsewhere after it."""
+    plan.steps[:0] = _table_steps(analysis, anchor)
+    return plan
 
 
 def _plan_of(analysis: QueryAnalysis, mode: str, follow_up: FollowUp | None) -> Plan:

@@ -5,9 +5,12 @@ named sutta, a search, reading on from a cited passage) and `PreviousTurn`, one 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from tools.search.query import NamedSutta
+
+if TYPE_CHECKING:
+    from tools.function_tools import CanonTools, ToolResult
 
 Mode = Literal["qa", "notes"]
 FollowUp = Literal["next", "before", "same", "more"]  # how a question continues the previous turn
@@ -81,7 +84,23 @@ class ExpandStep:
         return {"ref": self.ref, "after": self.after, "before": self.before}
 
 
-PlannedStep = LookupStep | SearchStep | ExpandStep
+@dataclass
+class TableStep:
+    """One call of a table tool (find_parallels, compare_translations, find_rule)."""
+
+    tool: str
+    args: dict[str, str]
+    thought: str
+
+    @property
+    def kwargs(self) -> dict:
+        return dict(self.args)
+
+    def run(self, canon: CanonTools) -> ToolResult:
+        return getattr(canon, self.tool)(**self.args)
+
+
+PlannedStep = LookupStep | SearchStep | ExpandStep | TableStep
 
 
 @dataclass

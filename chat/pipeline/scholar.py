@@ -60,6 +60,7 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.tables import TableStep, table_answer
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
@@ -69,6 +70,7 @@ from tools.language.words import fold, tokenize
 from tools.search.query import analyse_query
 from tools.search.windows import closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
+from tools.verification.table_claims import with_table_facts
 
 log = logging.getLogger(__name__)
 
@@ -184,8 +186,13 @@ class Scholar:
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
         t = turn.mark("plan", t)
 
-        done = [(step, await asyncio.to_thread(_run_step, canon, step)) for step in plan.steps]
+        done = await _run_steps(canon, plan.steps)
         t = turn.mark("retrieve", t)
+        if (table := self._table_answer(turn, recorder, plan, done)) is not None:
+            await self._remember(memory, turn, table, plan)
+            emit(self._token(turn, table.answer))
+            _deliver(emit, table)
+            return
 
         if not turn.question:
             _deliver(emit, self._abstain(turn, recorder, plan, "Please ask a question."))
@@ -389,6 +396,17 @@ class Scholar:
             **base,
         )
 
+    def _table_answer(self, turn: _Turn, recorder: TurnRecorder, plan: Plan,
+                      done: list[tuple[PlannedStep, ToolResult]]) -> Answer | None:
+        """A question about the library that one of its tables answered: that answer, as it stands."""
+        result = next((r for _, r in done if r.table), None)
+        if result is None:
+            return None
+        answer = table_answer(self.library, turn.question, result, _answer_fields(turn, recorder, plan, timed=True))
+        answer.resolution = Resolved(**turn.resolution.to_dict())
+        turn.explained = answer.answer
+        return answer
+
     def _declined(self, recorder: TurnRecorder, text: str, base: dict[str, Any], unsupported=()) -> Answer:
         """An abstention that still offers what came closest, for the reader to judge (never as an answer)."""
         offered = checks.window_citations(self.library.docstore, recorder.evidence[:3])
@@ -408,7 +426,9 @@ class Scholar:
         verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
 
         def verify(text: str):
-            return verifier.verify(text, recorder, strict=True)
+            # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
+            about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
+            return with_table_facts(self.library, verifier.verify(text, recorder, strict=True), about)
         return verify
 
     def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, done: list[tuple[PlannedStep, ToolResult]],
@@ -576,7 +596,20 @@ def _names_met(question: str, evidence, bm25) -> bool:
     return False
 
 
+async def _run_steps(canon: CanonTools, steps: list[PlannedStep]) -> list[tuple[PlannedStep, ToolResult]]:
+    """Run the planned steps in order; a table that answers the question ends them (chat/pipeline/tables.py)."""
+    done: list[tuple[PlannedStep, ToolResult]] = []
+    for step in steps:
+        result = await asyncio.to_thread(_run_step, canon, step)
+        done.append((step, result))
+        if result.table:
+            break
+    return done
+
+
 def _run_step(canon: CanonTools, step: PlannedStep) -> ToolResult:
+    if isinstance(step, TableStep):
+        return step.run(canon)
     if isinstance(step, LookupStep):
         return canon.lookup_named(step.sutta, step.query, setting=step.setting, summary=step.summary,
                                   windows=step.windows)

@@ -262,11 +262,15 @@ class DocStore:
         return found
 
     def parallels(self, uid: str) -> list[ParallelRecord]:
-        """The texts related to `uid` in SuttaCentral's table, each once per relation, in the table's order."""
+        """The texts related to `uid` in SuttaCentral's table, each once per relation, in the table's order. A text
+        is related in several groups when SuttaCentral lists each side's view: the groups that list `uid` first
+        are its own view (which of its parallels are full, which partial) and are read first, so their verdict
+        is the one kept."""
         rows = self._query(
             "SELECT o.kind, o.uid, o.section, o.partial, m.section, m.partial FROM parallels m "
             "JOIN parallels o ON o.grp = m.grp AND o.uid != m.uid "
-            "WHERE m.uid = ? ORDER BY o.grp, o.rowid", (uid,))
+            "WHERE m.uid = ? ORDER BY m.rowid != (SELECT MIN(f.rowid) FROM parallels f WHERE f.grp = m.grp), "
+            "o.grp, o.rowid", (uid,))
         seen: set[tuple] = set()
         out: list[ParallelRecord] = []
         for kind, other, section, partial, own_section, own_partial in rows:

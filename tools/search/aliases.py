@@ -122,6 +122,16 @@ def _words(text: str) -> list[str]:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
+# the words that frame a title without naming anything: "Simile of the Snake" = "The Snake Simile",
+# "Discourse on Love" = "Love Sutta" = "The Love Discourse"
+_FRAME_WORDS = word_set("title_framing")
+_FRAME_OPENING = re.compile(r"^(?:the )?(?:discourse|sutta|sermon) (?:on|of|about|to) ")
+
+
+def word_set_key(alias: str) -> str:
+    """A title's naming words in a fixed order, whatever order and framing a reader writes them in: "Simile of the
+    Snake" and "The Snake Simile" -> `simile snake`."""
+    return " ".join(sorted({w for w in _words(alias) if w not in _FRAME_WORDS}))
 
 
 def core_key(alias: str) -> str:
@@ -135,6 +145,7 @@ def core_key(alias: str) -> str:
 class AliasIndex:
     def __init__(self) -> None:
         self.keys: dict[str, list[AliasEntry]] = {}
+        self.word_sets: dict[str, str] = {}  # word_set_key -> the key of the titles with those words
         self.titles: dict[str, str] = {}  # sutta_id -> English title, for display
         self._fuzzy_keys: list[str] = []
 
@@ -181,6 +192,7 @@ class AliasIndex:
         variants = {key}
         if " " in key and source != "title":
             variants.add(key.replace(" ", ""))  # `anatta lakkhana` also as `anattalakkhana`
+        self.word_sets.setdefault(word_set_key(alias), key)
         for k in variants:
             entries = self.keys.setdefault(k, [])
             if not any(e.sutta_id == sutta_id and e.source == source for e in entries):
@@ -222,6 +234,7 @@ class AliasIndex:
         # The whole input is one name (the agent calling resolve_alias("kakacupama")): fuzzy is allowed.
         whole_key = core_key(text)
         if whole_key and len(words) <= MAX_WINDOW:
+            whole_key = whole_key if whole_key in self.keys else self.word_sets.get(word_set_key(text), whole_key)
             if whole_key in self.keys:
                 cands = self._score_entries(whole_key, self.keys[whole_key], 100.0, text.strip())
                 matches.append(AliasMatch(text.strip(), 0, len(words), cands[0].score, cands[:limit]))
@@ -237,6 +250,14 @@ class AliasIndex:
         found: list[AliasMatch] = []
         quoted = _quoted_phrases(text)
         n = len(words)
+        # whether the word after a window is capitalised, so a title's name goes on past it ("the Discourse about
+        # the Deity Suvīra" is not "the Discourse about the Deity"); unknown (no cue) if the words do not line up
+        written = re.findall(r"[^\W_]+", text)
+        capitals = [w[:1].isupper() for w in written] if len(written) == n else [True] * n
+
+        def name_goes_on(j: int) -> bool:
+            return j < n and capitals[j]
+
         for length in range(min(MAX_WINDOW, n), 0, -1):
             for i in range(0, n - length + 1):
                 j = i + length
@@ -248,6 +269,8 @@ class AliasIndex:
                 key = _SUTTA_SUFFIX.sub("", raw).strip()
                 if key != raw:
                     cue = True  # `kakacupamasutta` / `... sutta` inside the window itself
+                if _FRAME_OPENING.match(raw) and not name_goes_on(j):
+                    cue = True  # "the Discourse on Love": the frame names what follows it, up to the name's end
                 if key.startswith("the "):
                     key = key[4:]
                 if not key:
@@ -256,6 +279,9 @@ class AliasIndex:
                 if length > 1:
                     candidates_keys.append(key.replace(" ", ""))
                 entries_key = next((k for k in candidates_keys if k in self.keys), None)
+                if entries_key is None and length > 1:
+                    # the same title in other words' order or framing: as specific as the reader's own words
+                    entries_key = self._reordered(raw)
                 if entries_key is not None:
                     entries = self.keys[entries_key]
                     # a quoted word is a name when it reads as one ("the discourse called 'Burning'"); a single
@@ -272,6 +298,14 @@ class AliasIndex:
                         found.append(m)
         found.sort(key=lambda m: m.start)
         return found
+
+    def _reordered(self, raw: str) -> str | None:
+        """The key of a title with the same naming words as `raw` in another order ("simile of the snake" ->
+        `snake simile`); None when there is none or `raw` is only framing."""
+        words = word_set_key(raw)
+        if not words or not distinctive(words) or raw.split()[-1] in _FRAME_WORDS - {"sutta", "discourse", "sermon"}:
+            return None
+        return self.word_sets.get(words)
 
     def _fuzzy(self, key: str, raw: str, start: int, end: int) -> AliasMatch | None:
         # The likeness must hold on the distinctive words too: "the first sermon" is one letter-run away from

@@ -124,6 +124,7 @@ class ParallelText:
     kind: str = "parallels"  # parallels | mentions | retells
     section: str = ""  # the related part of that text (SuttaCentral's paragraph numbers), "" for all of it
     own_section: str = ""  # the part of the text looked up
+    uid: str = ""  # SuttaCentral's uid of the related text (`ma98`, `dn22`): its address on suttacentral.net
 
     def describe(self) -> str:
         where = f" §{self.section}" if self.section else ""
@@ -245,9 +246,10 @@ def parallels_of(library, uid: str) -> list[ParallelText]:
         parsed = parse_uid(rel.uid)
         if doc is not None and parsed is not None:
             out.append(ParallelText(parsed.sutta_id, doc.title, True, rel.partial, rel.kind, rel.section,
-                                    rel.own_section))
+                                    rel.own_section, rel.uid))
         else:
-            out.append(ParallelText(rel.uid, "", False, rel.partial, rel.kind, rel.section, rel.own_section))
+            out.append(ParallelText(rel.uid, "", False, rel.partial, rel.kind, rel.section, rel.own_section,
+                                    rel.uid))
     # whole texts before parts of texts, the library's before the rest, full before partial
     out.sort(key=lambda p: (p.kind != "parallels", bool(p.section or p.own_section), not p.in_library, p.partial))
     return out
