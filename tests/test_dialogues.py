@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.pipeline.conversation import leans_on_conversation, people_in
+from chat.pipeline.conversation import leans_on_conversation, new_subject_cue, people_in
 
 from scholar_helpers import scholar_for, session_memory
 
@@ -51,6 +51,35 @@ def test_people_an_answer_names_with_a_title():
 
 
 # ---- conversation state ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("question, cue", [
+    ("Different topic: what does it say about anger?", "different topic"),
+    ("New question — who was it taught to?", "new question"),
+    ("Unrelated: what is the simile of the saw?", "unrelated"),
+    ("OK, on another note, what did he say about the raft?", "on another note"),
+    ("Changing the subject, what ends hatred?", "changing the subject"),
+    ("Something else: where was he staying?", "something else"),
+])
+def test_the_reader_can_say_a_new_subject_starts(question, cue):
+    assert new_subject_cue(question) == cue
+
+
+@pytest.mark.parametrize("question", [
+    "What does the new monk do?", "Is this question different from the last one?",
+    "What other topic does it treat?", "Unrelated thoughts are what, in MN 20?", "New monks: what must they learn?",
+])
+def test_a_question_that_only_mentions_a_new_thing_is_no_cue(question):
+    assert new_subject_cue(question) is None
+
+
+async def test_a_new_subject_cue_is_not_answered_within_the_previous_sutta(base, tmp_path):
+    anger = "Thought: I can answer.\nAnswer: Anger is burning too [SN 35.28:1.4]."
+    scholar, _ = scholar_for(base, [BURNING, FOLLOW, anger, FOLLOW], memory_db=tmp_path / "m.sqlite")
+    await scholar.aask(FIRE, session_id="s")
+    answer = await scholar.aask("Different topic: what do they say about anger?", session_id="s")
+    assert answer.resolution.kind == "new" and "different topic" in answer.resolution.reason
+    assert answer.resolution.scope == [] and _tools(answer)[:2] == ["resolve_question", "search_passages"]
+
+
 async def test_memory_keeps_each_turns_state_and_the_last_answered_turn(tmp_path):
     mem = session_memory(tmp_path / "m.sqlite", "s1")
     await mem.add_turn("Q1", "A1 [MN 21:20.1]", cited_refs=["MN 21:20.1"], search_query="saw", status="answered",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from unittest.mock import Mock
 
@@ -68,6 +69,31 @@ async def test_a_chat_round_trips_through_the_sqlite_history(tmp_path, context):
     digest = element["url"].rsplit("/", 1)[1]
     assert storage.read(user.id, digest) == (panel.content.encode(), "text/plain")
     assert storage.read(user.id, "../../etc/passwd") is None
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def history_store(request, tmp_path) -> HistoryStore:
+    if request.param == "sqlite":
+        return HistoryStore.sqlite(tmp_path / "chat" / "history.sqlite")
+    from chat.database import Database
+
+    return HistoryStore(Database.from_url(request.getfixturevalue("postgres_url"), "chat history"), tmp_path / "files")
+
+
+async def test_an_answers_later_metadata_survives_an_earlier_write_stored_last(history_store, context):
+    """Chainlit persists a message's send and its update in separate tasks: stored out of order, the send's
+    metadata must not wipe the follow-ups and trace the update added."""
+    layer, _ = build_data_layer(history_store)
+    thread_id, answer_id = context.thread_id, str(uuid.uuid4())
+    await layer.update_thread(thread_id, name="What is burning?")
+    step = {"threadId": thread_id, "streaming": False, "createdAt": "2025-01-01T00:00:00Z", "id": answer_id,
+            "name": "Canon Scholar", "type": "assistant_message", "output": "All is burning."}
+    await layer.create_step({**step, "metadata": {"status": "answered", "follow_ups": ["Why?"], "trace": {"t": 1}}})
+    await layer.create_step({**step, "metadata": {"status": "answered", "confidence": 0.9}})  # the send, late
+    thread = await layer.get_thread(thread_id)
+    [stored] = [s for s in thread["steps"] if s["id"] == answer_id]
+    meta = stored["metadata"] if isinstance(stored["metadata"], dict) else json.loads(stored["metadata"])
+    assert meta == {"status": "answered", "confidence": 0.9, "follow_ups": ["Why?"], "trace": {"t": 1}}
 
 
 async def test_stored_elements_are_served_to_the_owner_of_their_thread(tmp_path, context):

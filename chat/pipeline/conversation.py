@@ -8,9 +8,9 @@ which the Scholar runs up front so the model usually answers in a single step.
 A question leans on the conversation when it asks to read on ("what comes right after that?", "before that"),
 asks for the last subject elsewhere ("the same in the Long Discourses"), points back (a pronoun or "that
 discourse": "To whom was it taught?"), is elliptical ("And what do those in turn fulfil?"), or has no subject of its
-own ("Who was listening?"); it opens a new subject when it names a sutta (by ID or title) or has words of its own
-and points back at nothing. What it leans on is the last *answered* turn: a declined or failed turn gives no scope,
-so a question after it is taken on its own.
+own ("Who was listening?"); it opens a new subject when the reader says so ("Different topic: …", "New question:
+…"), when it names a sutta (by ID or title) or has words of its own and points back at nothing. What it leans on
+is the last *answered* turn: a declined or failed turn gives no scope, so a question after it is taken on its own.
 
 A follow-up that points back is answered within that turn's suttas first: each is read for the lines that answer
 the question (its opening too when the question asks who, to whom or where — the setting names the listeners).
@@ -38,7 +38,8 @@ from tools.search.query import NamedSutta, QueryAnalysis, doc_of, named_sutta
 from tools.search.windows import question_words
 
 __all__ = ["Resolution", "asks_elsewhere", "choose_mode", "collection_hint", "follow_up_kind",
-           "leans_on_conversation", "make_plan", "parallel_plan", "people_in", "resolve", "scoped_plan", "subject_of"]
+           "leans_on_conversation", "make_plan", "new_subject_cue", "parallel_plan", "people_in", "resolve",
+           "scoped_plan", "subject_of"]
 
 Kind = Literal["first", "new", "follow_up"]
 
@@ -60,6 +61,7 @@ _POINTER = pattern("pointer")
 _DEMONSTRATIVE = pattern("demonstrative")
 _NOT_POINTERS = pattern("not_pointers")
 _ELLIPSIS = pattern("ellipsis")
+_NEW_SUBJECT = pattern("new_subject")
 _PARALLEL = pattern("parallel")
 _COLLECTION_NAMES = re.compile(r"\b(?:" + "|".join(h for c in COLLECTIONS.values() for h in c.hints) + r")\b")
 _SETTING = pattern("setting")
@@ -92,6 +94,12 @@ class Resolution:
         return f"{head}: {self.reason}{scope}"
 
 
+def new_subject_cue(question: str) -> str | None:
+    """The words with which the reader says the question opens a new subject, or None."""
+    m = _NEW_SUBJECT.match(fold(question))
+    return m.group("cue").strip() if m else None
+
+
 def leans_on_conversation(question: str) -> str | None:
     """Why the question points back at the conversation, or None when it stands on its own words."""
     folded = fold(question).strip()
@@ -118,6 +126,9 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
         if not turns:
             return Resolution("first", "no earlier turn in this conversation"), plan
         return Resolution("new", "no earlier turn was answered, so the question is taken on its own"), plan
+
+    if cue := new_subject_cue(analysis.text):
+        return Resolution("new", f"it says so ({cue!r})"), make_plan(analysis, mode=mode)
 
     named = [n.sutta_id for n in analysis.named]
     if named:

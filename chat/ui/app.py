@@ -9,10 +9,12 @@ stopped. Imported by a test, nothing is configured: the test sets RUNTIME itself
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 import chainlit as cl
 from chainlit.config import config as cl_config
+from chainlit.message import MessageBase
 from chainlit.utils import utc_now
 
 from chat.errors import user_message
@@ -21,6 +23,7 @@ from chat.runtime import Runtime
 from chat.sessions import memory_key
 from chat.ui.launch import ASSISTANT, start
 from chat.ui.render import (
+    AnswerStream,
     check_input,
     escape_answer,
     follow_up_label,
@@ -60,8 +63,25 @@ async def on_chat_start() -> None:
 
 @cl.on_chat_resume
 async def on_chat_resume(thread) -> None:
-    # The conversation memory is the Scholar's, keyed by this same user and thread: nothing to rebuild here.
-    cl.user_session.set("traces", {})
+    """A reopened chat gets back each answer's follow-up buttons and trace download, from what the answer's message
+    stored (Chainlit keeps no actions). The conversation memory is the Scholar's, keyed by this same user and
+    thread: nothing to rebuild for it."""
+    traces: dict[str, bytes] = {}
+    for step in thread.get("steps") or []:
+        meta = step.get("metadata") or {}
+        if isinstance(meta, str):
+            try:
+                meta = json.loads(meta)
+            except ValueError:
+                continue
+        if step.get("type") != "assistant_message" or not isinstance(meta, dict) or "trace" not in meta:
+            continue
+        traces[step["id"]] = json.dumps(meta["trace"], ensure_ascii=False, indent=2).encode("utf-8")
+        for action in _next_actions(step["id"], [str(q) for q in meta.get("follow_ups") or []]):
+            await action.send(for_id=step["id"])
+    while len(traces) > KEPT_TRACES:
+        traces.pop(next(iter(traces)))
+    cl.user_session.set("traces", traces)
 
 
 @cl.on_message
@@ -110,13 +130,14 @@ async def answer_question(question: str) -> None:
 
     parent = cl.context.current_step
     reply = cl.Message(content="", author=ASSISTANT)
+    stream = AnswerStream()
     steps: dict[str, cl.Step] = {}
     shown: Answer | None = None
     final: Answer | None = None
     try:
         async for event in scholar.astream(question.strip(), session_id=_memory_key()):
             if isinstance(event, TokenEvent):
-                await reply.stream_token(escape_answer(event.text))
+                await reply.stream_token(stream.feed(event.text))
             elif isinstance(event, StepEvent):
                 await _show_step(event, steps, parent.id if parent else None)
             elif isinstance(event, AnswerEvent):  # the reader reads it while the follow-ups are written
@@ -184,26 +205,36 @@ async def _show_answer(reply: cl.Message, answer: Answer, library) -> None:
 
 
 async def _offer_next(reply: cl.Message, answer: Answer, question: str) -> None:
-    """Under the answer, once they are written: the follow-up questions, then the turn's trace."""
-    actions = [
-        cl.Action(name="follow_up", payload={"question": q}, label=follow_up_label(q), tooltip=q,
-                  icon="message-circle-question")
-        for q in answer.follow_ups[:MAX_FOLLOW_UPS]
-    ]
-    actions.append(cl.Action(name="download_trace", payload={"turn": reply.id}, label="Download trace",
-                             tooltip="The tools called for this answer, their inputs, outputs and timings (JSON)",
-                             icon="download"))
+    """Under the answer, once they are written: the follow-up questions, then the turn's trace. Both are stored with
+    the answer's message too, so that a reopened chat offers them again (on_chat_resume)."""
+    follow_ups = answer.follow_ups[:MAX_FOLLOW_UPS]
+    actions = _next_actions(reply.id, follow_ups)
     traces = cl.user_session.get("traces")
     if traces is None:
         traces = {}
         cl.user_session.set("traces", traces)
-    traces[reply.id] = trace_json(answer, question)
+    trace = trace_json(answer, question)
+    traces[reply.id] = trace
     while len(traces) > KEPT_TRACES:
         traces.pop(next(iter(traces)))
-    # Sent one by one: `reply.update()` would send its panels a second time (and store them again).
+    reply.metadata = {**(reply.metadata or {}), "follow_ups": follow_ups, "trace": json.loads(trace)}
+    # The message alone: `reply.update()` would also send its panels a second time (and store them again).
+    await MessageBase.update(reply)
     reply.actions = actions
     for action in actions:
         await action.send(for_id=reply.id)
+
+
+def _next_actions(message_id: str, follow_ups: list[str]) -> list[cl.Action]:
+    actions = [
+        cl.Action(name="follow_up", payload={"question": q}, label=follow_up_label(q), tooltip=q,
+                  icon="message-circle-question")
+        for q in follow_ups
+    ]
+    actions.append(cl.Action(name="download_trace", payload={"turn": message_id}, label="Download trace",
+                             tooltip="The tools called for this answer, their inputs, outputs and timings (JSON)",
+                             icon="download"))
+    return actions
 
 
 def _not_ready(exc: Exception, settings: ScholarSettings) -> str:

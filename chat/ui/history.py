@@ -174,6 +174,8 @@ class HistoryDataLayer(SQLAlchemyDataLayer):
 
     async def execute_sql(self, query: str, parameters: dict):
         encoded = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in parameters.items()}
+        if "INSERT INTO steps" in query and "DO UPDATE" in query:
+            query = merge_step_metadata(query, self.engine.dialect.name)
         result = await super().execute_sql(query, encoded)
         if isinstance(result, list):
             # An element without props is stored with props NULL, and get_element then json.loads(None): a 500 for
@@ -182,6 +184,17 @@ class HistoryDataLayer(SQLAlchemyDataLayer):
                 if isinstance(row, dict) and "props" in row and row["props"] is None:
                     row["props"] = "{}"
         return result
+
+
+def merge_step_metadata(query: str, dialect: str) -> str:
+    """A step's stored metadata is merged with what a later write brings, not replaced by it. Chainlit persists a
+    message's send and its later updates in tasks of their own, which can finish out of order: the answer's send
+    (status, timings) would otherwise overwrite the follow-ups and trace its update stored a moment later."""
+    old = 'COALESCE(NULLIF(steps."metadata", \'\'), \'{}\')'
+    merged = (f"json_patch({old}, :metadata)" if dialect == "sqlite" else
+              f"CAST(CAST({old} AS jsonb) || CAST(:metadata AS jsonb) AS text)")
+    insert, marker, updates = query.partition("DO UPDATE")
+    return insert + marker + updates.replace('"metadata" = :metadata', f'"metadata" = {merged}')
 
 
 def build_data_layer(store: HistoryStore) -> tuple[SQLAlchemyDataLayer, LocalFileStorage]:

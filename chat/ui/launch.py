@@ -44,6 +44,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     from chat.ui.history import HistoryStore, build_data_layer, mount_file_route
     from chat.ui.logins import LoginGuard, api_login, logout_handler
     from chat.ui.logins import install as install_login_guard
+    from chat.ui.reader import mount_read_route
 
     # A failed LLM build is retried on the next question: starting Ollama must not need a chat restart.
     runtime = runtime or Runtime(settings, llm_retry_after_s=0)
@@ -53,6 +54,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
     cl_config.ui.description = "A cited assistant for the Pali canon (SuttaCentral, English and Pali)."
     cl_config.ui.cot = "tool_call"
     cl_config.ui.custom_css = "/public/scholar.css"
+    cl_config.ui.custom_js = "/public/scholar.js"  # the panel on phones, reading on inside the panel
     cl_config.features.unsafe_allow_html = False
     cl_config.features.latex = False
     cl_config.features.edit_message = False  # an edited question would fork the chat's memory
@@ -86,6 +88,7 @@ def start(settings: ScholarSettings, runtime: Runtime | None = None) -> Runtime:
         cl_config.code.password_auth_callback = None
 
     mount_file_route(server_app, storage, store)
+    mount_read_route(server_app, runtime)
     # With a password login, the API in this process answers only those the login admits (or API key holders):
     # otherwise anyone turned away by the login page could still ask, search and read /api/health here.
     mount_api(server_app, runtime, login=api_login(settings.chat_allowed_origins) if users else None)

@@ -30,6 +30,26 @@ def escape_answer(text: str) -> str:
     return text.translate(_ANSWER_ESCAPES)
 
 
+class AnswerStream:
+    """escape_answer for an answer arriving token by token, which also lets a quoted line (`> “…”`) be a block quote
+    while it streams, as render_answer will show it: a `>` that opens a line stays, and each line break is a
+    paragraph break, so that a second quote does not run on from the first."""
+
+    def __init__(self) -> None:
+        self._line_start = True
+
+    def feed(self, token: str) -> str:
+        out = []
+        for ch in token:
+            if ch == "\n":
+                out.append("\n\n")
+                self._line_start = True
+                continue
+            out.append(">" if ch == ">" and self._line_start else escape_answer(ch))
+            self._line_start = self._line_start and ch in " \t"
+        return "".join(out)
+
+
 def escape_corpus(text: str) -> str:
     return _CORPUS_SPECIALS.sub(r"\\\1", " ".join(text.split()))
 
@@ -59,7 +79,7 @@ def render_answer(answer: Answer) -> str:
     """The final message: the escaped answer (the pipeline has already marked or replaced its unsupported
     sentences in the text), the flagged sentences listed with their reasons, and a note for abstentions and
     failures."""
-    body = escape_answer(answer.answer.strip())
+    body = answer_markdown(answer.answer.strip(), {c.ref for c in answer.citations})
     parts = []
     if answer.status == "failed":
         # the error names the cause (the model, the memory database, ...): the heading must not guess it
@@ -82,6 +102,48 @@ def render_answer(answer: Answer) -> str:
         refs = " · ".join(escape_answer(c.ref) for c in unique_citations(answer.citations))
         parts.append(f"**Passages found:** {refs}")
     return "\n\n".join(parts)
+
+
+# A bracketed group of citations: "[MN 20:1.2–1.3]", "[SN 1.1:1.5; SN 1.1:1.7–1.9]".
+_BRACKETED = re.compile(r"\[([^\[\]\n]+)\]")
+_REF_SEPARATOR = re.compile(r"\s*;\s*")
+
+
+def answer_markdown(text: str, refs: set[str]) -> str:
+    """The answer's own text as Markdown: escaped, each quoted line (`> “…” [ref]`, compose's key lines) a block
+    quote of its own, and the brackets around cited references dropped, since each reference becomes a chip."""
+    blocks: list[str] = []
+    prose: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(">"):
+            if prose:
+                blocks.append("\n".join(prose))
+                prose = []
+            blocks.append("> " + _with_chips(line.lstrip(">").strip(), refs))
+        elif line.strip():
+            prose.append(_with_chips(line, refs))
+        elif prose:
+            blocks.append("\n".join(prose))
+            prose = []
+    if prose:
+        blocks.append("\n".join(prose))
+    return "\n\n".join(blocks)
+
+
+def _with_chips(line: str, refs: set[str]) -> str:
+    """Escape a line, leaving bare the references shown as chips (Chainlit links an element's name; brackets around
+    it would stay on the page as literal brackets)."""
+    out: list[str] = []
+    last = 0
+    for m in _BRACKETED.finditer(line):
+        names = _REF_SEPARATOR.split(m.group(1).strip())
+        if not names or not all(n in refs for n in names):
+            continue
+        out.append(escape_answer(line[last:m.start()]))
+        out.append(" · ".join(escape_answer(n) for n in names))
+        last = m.end()
+    out.append(escape_answer(line[last:]))
+    return "".join(out)
 
 
 def _reason(v: ClaimVerdict) -> str:
@@ -149,10 +211,11 @@ def trace_json(answer: Answer, question: str) -> bytes:
 
 
 def passage_markdown(citation: Citation, *, title: str, collection: str, rows: list[tuple[str, str, str, bool]],
-                     note: str = "") -> str:
+                     note: str = "", links: list[str] | None = None) -> str:
     """Side panel for one citation: heading, then segment | English | Pali with the cited rows highlighted.
 
     rows: (segment ref, English, Pali, cited?) in reading order, already cut to the context window.
+    links: Markdown lines of links built from IDs (chat/ui/reader.panel_links), shown under the heading as they are.
     """
     head = [f"### {escape_corpus(citation.ref)} — {escape_corpus(title or citation.title or '')}".rstrip(" —")]
     translated = f"translated by {translator_name(citation.translator)}" if citation.translator else ""
@@ -161,6 +224,7 @@ def passage_markdown(citation: Citation, *, title: str, collection: str, rows: l
         head.append(" · ".join(escape_corpus(m) for m in dict.fromkeys(meta)))
     if note:
         head.append(f"*{escape_corpus(note)}*")
+    head.extend(links or [])
     if not rows:
         body = [escape_corpus(citation.excerpt or "(no text stored for this passage)")]
         if citation.pali:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from chat.pipeline.answer import Citation
+from chat.ui.reader import panel_links
 from chat.ui.render import passage_markdown
 from indexing.vocabulary import document_place, segment_ref, unit_id
 from tools.passages import Passage
@@ -71,8 +72,10 @@ def _panel(library, citation: Citation) -> str:
         ref = segment_ref(s.seg_id) if s.seg_id else _unit_label(s)
         rows.append((ref, s.en, s.pali, cited_lo <= i <= cited_hi))
     note = f"Context: {rows[0][0]} to {rows[-1][0]}; the cited lines are marked ▶." if rows else ""
+    ends = [segments[i].seg_id for i in (lo, hi, cited_lo, cited_hi)]
+    links = panel_links(library, doc_id, ends[0], ends[1], (ends[2], ends[3])) if all(ends) else []
     return passage_markdown(citation, title=doc.title if doc else citation.title,
-                            collection=_collection(doc), rows=rows, note=note)
+                            collection=_collection(doc), rows=rows, note=note, links=links)
 
 
 def _window(library, chunk, position: dict[str, int]) -> tuple[int | None, int | None]:
