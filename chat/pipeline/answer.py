@@ -74,6 +74,16 @@ def claim_verdict(v: Verdict) -> ClaimVerdict:
                         evidence_ref=v.evidence_ref, evidence_quote=v.evidence_quote, score=round(v.score, 3))
 
 
+class AnswerSentence(BaseModel):
+    """One sentence of the answer as the reader sees it, so that a client can tell the answer's own words from the
+    passages it quotes."""
+
+    text: str = Field(description="The sentence without its references.")
+    origin: Literal["model", "quote"] = Field(
+        description="model: the answer's own words, checked against the cited lines; quote: a passage's own words.")
+    citations: list[str] = Field(default_factory=list, description="The references it cites: `MN 22:10.7`.")
+
+
 class TraceStep(BaseModel):
     tool: str
     input: dict
@@ -95,6 +105,8 @@ class Resolved(BaseModel):
 
 class Answer(BaseModel):
     answer: str
+    # the answer's sentences in reading order, the quoted key lines first; empty for an abstention or a failure
+    sentences: list[AnswerSentence] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     unsupported_claims: list[ClaimVerdict] = Field(default_factory=list)
     follow_ups: list[str] = Field(default_factory=list)

@@ -124,10 +124,13 @@ class CitationStream:
         return out
 
 
+EVIDENCE_ONLY_OPENING = "The texts I have say this"
+
+
 def evidence_only(windows: list[EvidenceWindow], shown: str) -> str:
     """An answer when none of the model's sentences stood: one plain sentence introducing the quoted evidence."""
     where = ", ".join(dict.fromkeys(w.sutta_id or w.title for w in windows))
-    return f"The texts I have say this ({where}):\n\n{shown}".strip()
+    return f"{EVIDENCE_ONLY_OPENING} ({where}):\n\n{shown}".strip()
 
 
 def edge_of_text(window: EvidenceWindow, *, after: bool) -> str:
