@@ -43,6 +43,7 @@ from chat.pipeline.agent import (
 from chat.pipeline.answer import (
     Answer,
     AnswerEvent,
+    AnswerSentence,
     Event,
     FinalEvent,
     Resolved,
@@ -51,13 +52,16 @@ from chat.pipeline.answer import (
     TraceStep,
     failed_answer,
 )
-from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
+from chat.pipeline.compose import edge_of_text, evidence_only, key_lines, key_windows, map_numbers, quote_text
+from chat.pipeline.draft import Draft, parse, render
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
-from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.reply import ProseFilter, clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
+from chat.providers.calls import ModelCall
+from chat.providers.calls import recording as recording_calls
 from indexing.settings import ScholarSettings
 from indexing.text import fold, tokenize
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
@@ -65,7 +69,7 @@ from prompts import load_prompt
 from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
 from tools.search.query import analyse_query
-from tools.search.windows import closeness, make_window
+from tools.search.windows import EvidenceWindow, closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -75,6 +79,7 @@ QA_BUDGET = ToolBudget(k=5, passage_chars=360, windows=4)
 NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4, windows=8, texts=6)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best evidence; below it, and
 MIN_DENSE = 0.45  # ... with no retrieved passage this close in meaning (cosine), the question is declined
+AUTO_CITE_TEXTS = 4  # an uncited sentence is checked against the turn's first texts, those it names first
 RARE_NAME_SHARE = 0.05  # a name in at most this share of passages is the subject, not a word of every text
 
 
@@ -94,6 +99,14 @@ class _Turn:
     last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
     explained: str = ""  # the model's own checked text, without the quoted key lines: what follow-ups build on
     resolution: Resolution = field(default_factory=lambda: Resolution("first", "no conversation"))
+    calls: list[ModelCall] = field(default_factory=list)  # every model call of the turn, as the providers report it
+
+    def stamp(self) -> dict[str, float]:
+        """The timings once the checked answer stands: its first token and the answer's own seconds added."""
+        if self.first_token is not None:
+            self.timings["first_token"] = round(self.first_token, 3)
+        self.timings["answer"] = round(time.perf_counter() - self.started, 3)
+        return dict(self.timings)
 
     def mark(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -144,9 +157,15 @@ class Scholar:
         return asyncio.run(self.aask(question, session_id=session_id, mode=mode))
 
     # ---- the pipeline ----------------------------------------------------------------------------------------
-    async def _produce(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
+    async def _produce(self, turn: _Turn, recorder: TurnRecorder, put: Emit) -> None:
+        def emit(event: Event | None) -> None:
+            if isinstance(event, AnswerEvent | FinalEvent):
+                event.answer.model_calls = list(turn.calls)
+            put(event)
+
         try:
-            await self._run(turn, recorder, emit)
+            with recording_calls() as turn.calls:
+                await self._run(turn, recorder, emit)
         except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
             log.exception("turn failed")
             _deliver(emit, failed_answer(
@@ -162,7 +181,6 @@ class Scholar:
     async def _run(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
         memory = self._memory(turn.session_id)
         earlier = await memory.turns() if memory else []
-
         t = time.perf_counter()
         analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
         turn.resolution, plan = resolve(self.library, analysis, earlier, mode=turn.mode)
@@ -176,67 +194,89 @@ class Scholar:
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
         t = turn.mark("plan", t)
-
         done = [(step, await asyncio.to_thread(_run_step, canon, step)) for step in plan.steps]
-        t = turn.mark("retrieve", t)
+        turn.mark("retrieve", t)
 
-        if not turn.question:
-            _deliver(emit, self._abstain(turn, recorder, plan, "Please ask a question."))
-            return
-        # answered without the model: a clear reason to decline, or reading on past the end of a text
-        early = None
-        if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
-            early = self._abstain(turn, recorder, plan, reason)
-        elif plan.follow_up in ("next", "before") and not recorder.evidence:
-            early = self._edge_of_text(turn, recorder, plan, canon)
-        if early is not None:
+        if (early := self._without_model(turn, recorder, plan, canon, done, analysis)) is not None:
             early.resolution = Resolved(**turn.resolution.to_dict())
             await self._remember(memory, turn, early, plan)
             emit(self._token(turn, early.answer))
             _deliver(emit, early)
             return
-
-        # --- the evidence, first ---
+        # the evidence first, at once; the model's sentences only once they are checked: nothing the reader sees
+        # is withdrawn later
         lead = key_windows(recorder.evidence)
-        shown = key_lines(lead)
-        if shown:
-            emit(self._token(turn, shown + "\n\n"))
+        if lead:
+            emit(self._token(turn, key_lines(lead)))
             turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
+        writing = TraceStep(tool="write_answer", input={"passages": len(recorder.evidence)})
+        emit(StepEvent(phase="start", step_id="write_answer", step=writing))
+        draft, error = await self._write(turn, recorder, plan, canon, done, recap)
+        t = time.perf_counter()
+        answer = await self._finish(turn, recorder, plan, draft, error, lead)
+        turn.mark("finish", t)
+        writing.output_summary = f"{len(answer.sentences)} sentences; {len(answer.unsupported_claims)} did not stand"
+        writing.duration_ms = round((time.perf_counter() - t) * 1000 + turn.timings.get("agent", 0) * 1000
+                                    + turn.timings.get("fallback", 0) * 1000, 1)
+        emit(StepEvent(phase="end", step_id="write_answer", step=writing))
+        if answer.answer.startswith(turn.streamed) and (rest := answer.answer[len(turn.streamed):]):
+            emit(self._token(turn, rest))  # the checked sentences below the quotes (else the answer event has all)
+        answer.resolution = Resolved(**turn.resolution.to_dict())
+        await self._remember(memory, turn, answer, plan)
+        answer.timings = turn.stamp()
+        if answer.status != "answered":
+            answer.timings["total"] = turn.timings["answer"]
+            _deliver(emit, answer)
+            return
+        emit(AnswerEvent(answer=answer.model_copy(deep=True)))
+        t = time.perf_counter()
+        follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
+                                                      answer.citations, prefix=turn.last_input or None)
+        log.debug("follow-ups from %s", source)
+        answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
+        turn.timings["followups"] = round(time.perf_counter() - t, 3)
+        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
+        emit(FinalEvent(answer=answer))
 
-        # --- the agent ---
+    def _without_model(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
+                       done: list[tuple[PlannedStep, ToolResult]], analysis) -> Answer | None:
+        """An answer that needs no model: no question, a clear reason to decline, or reading on past the end of a
+        text; else None."""
+        if not turn.question:
+            return self._abstain(turn, recorder, plan, "Please ask a question.")
+        if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
+            return self._abstain(turn, recorder, plan, reason)
+        if plan.follow_up in ("next", "before") and not recorder.evidence:
+            return self._edge_of_text(turn, recorder, plan, canon)
+        return None
+
+    async def _write(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
+                     done: list[tuple[PlannedStep, ToolResult]], recap: str) -> tuple[str | None, str | None]:
+        """The model's draft (its passage numbers not yet mapped) and what went wrong on the way, if anything: the
+        ReAct agent first, then, if it gave no answer, a direct answer from the passages already shown."""
+        t = time.perf_counter()
         draft: str | None = None
         error: str | None = None
         llm = self._bound(self.llm, lambda: react_grammar(list(TOOL_NAMES), len(recorder.evidence),
                                                           notes=plan.mode == "notes"))
         llm = with_max_tokens(llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else llm
-        tools = build_tools(self.library, recorder, canon=canon)
-        agent = build_agent(llm, tools, mode=plan.mode, seed=seed_steps(done), timeout=None)
+        agent = build_agent(llm, build_tools(self.library, recorder, canon=canon), mode=plan.mode,
+                            seed=seed_steps(done), timeout=None)
         user_msg = load_prompt("turn", question=turn.question,
                                hints="\n".join(h for h in (plan.hints(), recap) if h)).strip()
-        stream_filter = AnswerFilter()
-        cited = CitationStream(recorder)
         turn.last_input = []
         last_raw = ""
         resume: list[ChatMessage] | None = None
         try:
-            handler = agent.run(
-                user_msg=user_msg,
-                memory=ChatMemoryBuffer.from_defaults(token_limit=4000,
-                                                      tokenizer_fn=lambda s: s.split()),
-                max_iterations=self.settings.agent_max_steps,
-            )
+            handler = agent.run(user_msg=user_msg, max_iterations=self.settings.agent_max_steps,
+                                memory=ChatMemoryBuffer.from_defaults(token_limit=4000,
+                                                                      tokenizer_fn=lambda s: s.split()))
             async with _halting(handler):
                 async for ev in handler.stream_events():
                     if isinstance(ev, AgentInput):
-                        stream_filter.reset()
                         turn.last_input = list(ev.input)
                     elif isinstance(ev, AgentStream):
                         last_raw = ev.response
-                        new = cited.feed(stream_filter.feed(ev.response))
-                        if new:
-                            emit(self._token(turn, new))
-                if rest := cited.flush():
-                    emit(self._token(turn, rest))
                 result = cast(AgentOutput, await handler)
                 draft = str(result.response.content or "")
                 if turn.last_input:
@@ -255,50 +295,23 @@ class Scholar:
             error = user_message(exc) or f"{type(exc).__name__}: {exc}"
             log.info("agent stopped: %s", error)
         t = turn.mark("agent", t)
-
-        if draft is not None:
-            draft = clean_draft(draft)
-        if not draft:
-            draft = None
-            try:
-                draft = await self._direct_answer(llm, turn, recorder, plan, emit, resume) or None
-            except Exception as exc:
-                error = _with_note(error, user_message(exc) or f"{type(exc).__name__}: {exc}")
-                log.info("direct answer failed too: %s", exc)
-            t = turn.mark("fallback", t)
-
-        # --- checks ---
-        answer = await self._finish(turn, recorder, plan, draft, error, shown, lead)
-        t = turn.mark("finish", t)
-        if not turn.streamed and answer.answer:
-            emit(self._token(turn, answer.answer))
-        answer.resolution = Resolved(**turn.resolution.to_dict())
-        await self._remember(memory, turn, answer, plan)
-        if turn.first_token is not None:
-            turn.timings["first_token"] = round(turn.first_token, 3)
-        turn.timings["answer"] = round(time.perf_counter() - turn.started, 3)
-        answer.timings = dict(turn.timings)
-        if answer.status != "answered":
-            answer.timings["total"] = turn.timings["answer"]
-            _deliver(emit, answer)
-            return
-        emit(AnswerEvent(answer=answer.model_copy(deep=True)))
-
-        t = time.perf_counter()
-        follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
-                                                      answer.citations, prefix=turn.last_input or None)
-        log.debug("follow-ups from %s", source)
-        answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
-        turn.timings["followups"] = round(time.perf_counter() - t, 3)
-        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
-        emit(FinalEvent(answer=answer))
+        draft = clean_draft(draft) if draft is not None else None
+        if draft:
+            return draft, error
+        try:
+            draft = await self._direct_answer(turn, recorder, plan, resume) or None
+        except Exception as exc:
+            error = _with_note(error, user_message(exc) or f"{type(exc).__name__}: {exc}")
+            log.info("direct answer failed too: %s", exc)
+        turn.mark("fallback", t)
+        return draft, error
 
     @staticmethod
     def _bound(llm, grammar):
         """The LLM held to a grammar where the provider can do that (llama.cpp); others get the rules as text."""
         return llm.with_grammar(grammar) if hasattr(llm, "with_grammar") else llm
 
-    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit,
+    async def _direct_answer(self, turn: _Turn, recorder: TurnRecorder, plan: Plan,
                              resume: list[ChatMessage] | None = None) -> str:
         """Answer from the evidence already shown, without the ReAct format (the fallback path); the draft, with
         its numbers. `resume`: the agent's last exchange, when it stopped in good order (a repeated call, the step
@@ -320,22 +333,16 @@ class Scholar:
             messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
                         ChatMessage(role=MessageRole.USER, content=user)]
         llm = self._bound(self.llm, lambda: answer_grammar(passages, notes=plan.mode == "notes"))
-        cited = CitationStream(recorder)
         draft = ""
-        stream = await llm.astream_chat(messages)
-        prose = ProseFilter()
-        async for chunk in stream:
+        async for chunk in await llm.astream_chat(messages):
             draft += chunk.delta or ""
-            # a scratchpad the model wrote anyway never reaches the reader; numbers become references as they come
-            if (new := prose.feed(draft)) and (shown := cited.feed(new)):
-                emit(self._token(turn, shown))
-        if rest := cited.feed(prose.feed(draft, final=True)) + cited.flush():
-            emit(self._token(turn, rest))
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=draft)]
-        return clean_draft(draft)
+        # a scratchpad the model wrote anyway never reaches the reader
+        return clean_draft(ProseFilter().feed(draft, final=True))
 
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
-                      error: str | None, shown: str, lead: list) -> Answer:
+                      error: str | None, lead: list[EvidenceWindow]) -> Answer:
+        """The draft parsed once, through its passes, rendered once: the checked answer."""
         passages = checks.recorder_passages(recorder)
         base = _answer_fields(turn, recorder, plan)
         if draft is None:
@@ -343,44 +350,51 @@ class Scholar:
                                  "listed below.", error or "the language model gave no answer", passages, **base)
         if looks_like_abstention(draft) or not recorder.evidence:  # nothing was read: nothing can be said
             return self._declined(recorder, ABSTAIN_SENTENCE, base)
-
         t = time.perf_counter()
         cmap = checks.CitationMap(passages, self.library.docstore)
-        verify = self._verifier(recorder)
         text, unknown = map_numbers(draft, recorder)
         if unknown:
             log.info("removed citations to passage numbers never shown: %s", unknown)
-        text, dropped = checks.drop_unretrieved(text, cmap)
-        if dropped:
-            log.info("removed citations to passages not retrieved: %s", dropped)
-        if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
-            main = {w.source for w in lead}
-            text = keeping_to_main_texts(without_asides(tidy_draft(text), turn.question, main), main)
-        text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
-        checked = await asyncio.to_thread(checks.check_sentences, text, verify)
-        if plan.mode != "notes":
-            checked = checks.without_uncited(checked)
-        body = without_dangling_clauses(checked.text, [w.text for w in recorder.evidence]).strip()
-        if body:
-            final = f"{shown}\n\n{body}" if shown else body
-        elif lead:
-            final = evidence_only(lead, shown)
-        else:
-            return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=checked.unsupported)
-        citations = checks.citations_of(final, cmap)
-        turn.timings["verify"] = round(time.perf_counter() - t, 3)
+        checked = await asyncio.to_thread(self._check, parse(text), cmap, recorder, plan, turn.question, lead)
+        body = render(checked.draft)
         turn.explained = body
-        log.debug("%d citations added, %d narrowed, %d dropped", added, checked.narrowed, len(dropped))
+        turn.timings["verify"] = round(time.perf_counter() - t, 3)
+        claims = checks.unsupported_claims(checked.draft)
+        if not body and not lead:
+            return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=claims)
+        shown = checked.draft.quoted_above([(quote_text(w), w.ref) for w in lead])
+        final = render(shown) if body else evidence_only(lead, key_lines(lead))
         return Answer(
             answer=final,
-            citations=citations,
-            unsupported_claims=checked.unsupported,
+            sentences=[AnswerSentence(text=line.text, origin=line.origin.value, citations=line.refs)
+                       for line in shown.standing],
+            citations=checks.citations_of_refs((c for line in shown.standing for c in line.citations), cmap),
+            unsupported_claims=claims,
             status="answered",
             # nothing of the model's own text stood: the answer is the evidence, unexplained
             confidence=checked.confidence if body else min(checked.confidence, 0.3),
             error=error,
             **base,
         )
+
+    def _check(self, draft: Draft, cmap: checks.CitationMap, recorder: TurnRecorder, plan: Plan, question: str,
+               lead: list[EvidenceWindow]) -> checks.Checked:
+        """The passes, in order: references to nothing retrieved dropped; matters of form; the verifier's
+        judgement, once; uncited sentences; what the removals left dangling."""
+        draft, dropped = checks.drop_unretrieved(draft, cmap)
+        if dropped:
+            log.info("removed citations to passages not retrieved: %s", dropped)
+        if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
+            main = {w.source for w in lead}
+            draft = keeping_to_main_texts(without_asides(tidy_draft(draft), question, main), main)
+        verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
+        checked = checks.check(draft, lambda sentences, cite_from: verifier.verify(
+            sentences, recorder, strict=True, cite_from=cite_from), cmap.suttas()[:AUTO_CITE_TEXTS])
+        if plan.mode != "notes":
+            checked.draft = checks.without_uncited(checked.draft)
+        checked.draft = without_dangling_clauses(checked.draft, [w.text for w in recorder.evidence])
+        log.debug("%d citations added, %d narrowed, %d dropped", checked.cited, checked.narrowed, len(dropped))
+        return checked
 
     def _declined(self, recorder: TurnRecorder, text: str, base: dict[str, Any], unsupported=()) -> Answer:
         """An abstention that still offers what came closest, for the reader to judge (never as an answer)."""
@@ -396,13 +410,6 @@ class Scholar:
             turn.first_token = time.perf_counter() - turn.started
         turn.streamed += text
         return TokenEvent(text=text)
-
-    def _verifier(self, recorder: TurnRecorder):
-        verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
-
-        def verify(text: str):
-            return verifier.verify(text, recorder, strict=True)
-        return verify
 
     def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, done: list[tuple[PlannedStep, ToolResult]],
                           analysis) -> str | None:

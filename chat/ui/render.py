@@ -84,8 +84,9 @@ def render_answer(answer: Answer) -> str:
 
 
 def _reason(v: ClaimVerdict) -> str:
-    reason = v.reason or {"unsupported": "the cited passage does not say this", "partial": "only partly supported",
-                          "uncited": "no citation given"}.get(v.verdict, v.verdict)
+    reason = v.reason.rstrip(".") or {"unsupported": "the cited passage does not say this",
+                                      "partial": "only partly supported", "uncited": "no citation given"
+                                      }.get(v.verdict, v.verdict)
     if v.evidence_ref:
         reason += f" (checked against {v.evidence_ref})"
     if v.revised_to == "":
