@@ -58,7 +58,7 @@ from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
 from chat.pipeline.planner import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
-from chat.pipeline.reply import ProseFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
 from chat.pipeline.resolve import Resolution, people_in, resolve, subject_of
 from chat.providers.calls import ModelCall
 from chat.providers.calls import recording as recording_calls
@@ -337,8 +337,7 @@ class Scholar:
         async for chunk in await llm.astream_chat(messages):
             draft += chunk.delta or ""
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=draft)]
-        # a scratchpad the model wrote anyway never reaches the reader
-        return clean_draft(ProseFilter().feed(draft, final=True))
+        return clean_draft(draft)  # without a scratchpad the model wrote anyway
 
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
                       error: str | None, lead: list[EvidenceWindow]) -> Answer:

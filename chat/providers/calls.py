@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 class ModelCall(BaseModel):
     model: str = ""
     prompt_tokens: int = 0
-    reused_tokens: int = Field(0, description="Of the prompt, tokens already in the model's cache (not evaluated).")
+    reused_tokens: int = Field(default=0, description="Of the prompt, tokens already in the model's cache.")
     output_tokens: int = 0
     seconds: float = 0.0
     prompt_seconds: float | None = None  # until the first output token, where the provider can tell
