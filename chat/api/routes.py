@@ -168,7 +168,9 @@ def _build(runtime: Runtime, *, prefix: str) -> FastAPI:
     @app.post(f"{prefix}/query", response_model=Answer, tags=["answers"],
               responses={**errors, 200: {"content": {"text/event-stream": {}},
                                          "description": "The answer; with Accept: text/event-stream, SSE events "
-                                         "`token`, `step`, then one `final` holding the answer object."}},
+                                         "`step` and `token` (the quoted passages, then the checked sentences: "
+                                         "never a draft), `answer` (the checked answer object), then one `final` "
+                                         "(the same with its follow-up questions)."}},
               dependencies=[Depends(query_rate)])
     async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None,
                     api_key: str | None = Depends(auth)):
