@@ -86,6 +86,15 @@ RARE_NAME_SHARE = 0.05  # a name in at most this share of passages is the subjec
 Emit = Callable[[Event | None], None]
 
 
+@dataclass(frozen=True)
+class Decline:
+    """Why a question is declined without the model; `told`: the reason is a sentence for the reader, said after
+    the abstention (else it goes to the log only)."""
+
+    reason: str
+    told: bool = False
+
+
 @dataclass
 class _Turn:
     question: str
@@ -243,7 +252,7 @@ class Scholar:
         """An answer that needs no model: no question, a clear reason to decline, or reading on past the end of a
         text; else None."""
         if not turn.question:
-            return self._abstain(turn, recorder, plan, "Please ask a question.")
+            return self._abstain(turn, recorder, plan)
         if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
             return self._abstain(turn, recorder, plan, reason)
         if plan.follow_up in ("next", "before") and not recorder.evidence:
@@ -411,28 +420,28 @@ class Scholar:
         return TokenEvent(text=text)
 
     def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, done: list[tuple[PlannedStep, ToolResult]],
-                          analysis) -> str | None:
+                          analysis) -> Decline | None:
         """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown, a
         text the question asks about that the library does not hold (the Lotus Sutra), nothing retrieved, or
         evidence that neither shares the question's distinctive words nor is close to it in meaning."""
         if not plan.steps or plan.follow_up in ("next", "before"):
             return None
         if analysis.unknown_titles and not (plan.sutta_ids or plan.aliases):
-            return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
-                    "SuttaCentral's translations).")
+            return Decline(f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
+                           "SuttaCentral's translations).", told=True)
         if plan.scope and any(isinstance(step, LookupStep) and result.evidence for step, result in done):
             return None  # a follow-up: the model judges the lines of the suttas under discussion
         passages = checks.recorder_passages(recorder)
         if not analysis.pinned_docs and (unknown := _unknown_names(plan.question, self.library)):
-            return f"The texts I have never mention {unknown[0]}."
+            return Decline(f"The texts I have never mention {unknown[0]}.", told=True)
         if plan.sutta_ids or plan.aliases:
             lookups = [result for step, result in done if isinstance(step, LookupStep)]
             errors = [result.error for result in lookups if result.error is not None]
             if errors and len(errors) == len(lookups) and not passages:
-                return errors[0]
+                return Decline(errors[0], told=True)  # a tool's error is a sentence for the reader
             return None
         if not passages or not recorder.evidence:
-            return "No passage matched the question."
+            return Decline("No passage matched the question.")
         if analysis.pinned_docs:  # the reader named the text; whatever it holds is for the model to read
             return None
         index = self.library.evidence
@@ -447,7 +456,7 @@ class Scholar:
         log.debug("evidence relevance: words %.2f, meaning %.2f", words, meaning)
         if words < MIN_RELEVANCE and meaning < MIN_DENSE and not _names_met(plan.question, recorder.evidence,
                                                                                 self.library.bm25):
-            return f"The closest passages share too little with the question (overlap {words:.2f})."
+            return Decline(f"The closest passages share too little with the question (overlap {words:.2f}).")
         return None
 
     def _edge_of_text(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools) -> Answer:
@@ -455,25 +464,26 @@ class Scholar:
         or begins. Said, and cited to that passage; asking the model would only invite it to make up a sequel."""
         step = next(s for s in plan.steps if isinstance(s, ExpandStep))
         after = step.after > 0
+        lost = Decline(f"I could not find {step.ref} again to read on from it.")
         try:
             start, end = canon.segments_of(step.ref)
         except ToolError:
-            return self._abstain(turn, recorder, plan, f"I could not find {step.ref} again to read on from it.")
+            return self._abstain(turn, recorder, plan, lost)
         seg_id = end if after else start
         view = self.library.evidence.sutta(seg_id.partition(":")[0])
         at = view.position.get(seg_id) if view is not None else None
         if view is None or at is None:
-            return self._abstain(turn, recorder, plan, f"I could not find {step.ref} again to read on from it.")
+            return self._abstain(turn, recorder, plan, lost)
         window = make_window(view, at, at)
         citations = checks.window_citations(self.library.docstore, [window])
         return Answer(answer=edge_of_text(window, after=after), citations=citations, status="answered",
                       confidence=1.0, follow_ups=fallback_followups(turn.question, citations), error=None,
                       **_answer_fields(turn, recorder, plan, timed=True))
 
-    def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
-        text = ABSTAIN_SENTENCE
-        if reason and reason.startswith(("There is no", "The ")) and "share too little" not in reason:
-            text += " " + reason
+    def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, why: Decline | None = None) -> Answer:
+        text = f"{ABSTAIN_SENTENCE} {why.reason}" if why is not None and why.told else ABSTAIN_SENTENCE
+        if why is not None:
+            log.info("declined: %s", why.reason)
         return self._declined(recorder, text, _answer_fields(turn, recorder, plan, timed=True))
 
     def _memory(self, session_id: str | None):

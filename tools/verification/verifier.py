@@ -57,6 +57,7 @@ JUDGE_MARGIN = 2  # segments on each side of the best window that the judge read
 # 1.7-6 and invented details at most 1 (README, claim verifier).
 RESCUE_MIN_SCORE = 0.4
 RESCUE_PMI = 1.0
+RESCUE_STRICT = False  # whether the model's own sentences (strict) may be rescued too
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
 MIN_CLAIM_TOKENS = 3
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
@@ -343,7 +344,7 @@ class ClaimVerifier:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
-        elif judge is not None and not strict and _rescuable(verdict):
+        elif judge is not None and (RESCUE_STRICT or not strict) and _rescuable(verdict):
             self._rescue(judge, verdict, views)
         if verdict.verdict in ("supported", "partial"):
             # a quotation is the text's own words or nothing, whatever the judge made of the rest: a line "quoted"
