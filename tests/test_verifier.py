@@ -259,3 +259,26 @@ def test_six_sentence_answer_is_fast(stores):
     report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(sentence * 6, passages_of(store, "mn201"))
     assert len(report.verdicts) == 6
     assert time.perf_counter() - started < 2.0
+
+
+def test_the_models_own_sentence_may_gather_a_passage_from_neighbouring_lines_not_from_across_the_text(stores):
+    from tools.verification.evidence import SegmentView, SuttaView, Window
+    from tools.verification.verifier import STRICT_REGION, _region_coverage
+
+    def seg(i: int, *words: str) -> SegmentView:
+        return SegmentView(f"x:{i}", " ".join(words), frozenset(words), frozenset())
+
+    segments = [seg(0, "river"), seg(1, "lotus"), seg(2, "grew", "water"), seg(3), seg(4, "unsoil"), seg(5, "world")]
+    view = SuttaView(doc=None, segments=segments, tokens=frozenset(), prefixes=frozenset(), lowercase=frozenset())
+    weights = dict.fromkeys(("lotus", "water", "unsoil", "world"), 1.0)
+    best = Window(view, 2, 2, 0.25, frozenset({"water"}))
+    assert STRICT_REGION == 2
+    assert _region_coverage(best, list(weights), weights, 2) == 0.75  # lotus, water, unsoiled: not the world
+    assert _region_coverage(best, list(weights), weights, 0) == 0.25
+
+    # words gathered from opposite ends of a text are still no passage of it
+    store, bm25 = stores
+    recombined = ("The Buddha was staying near Ayojjhā on the bank of the Ganges, where the Realized One grew up "
+                  "unsoiled by the world [MN 201].")
+    report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(recombined, passages_of(store, "mn201"), strict=True)
+    assert [v.verdict for v in report.verdicts] != ["supported"]

@@ -36,7 +36,15 @@ from tools.verification.claim_checks import (
     numbers,
     plain_words,
 )
-from tools.verification.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
+from tools.verification.evidence import (
+    EmbeddingScorer,
+    EvidenceIndex,
+    SuttaView,
+    Window,
+    claim_tokens,
+    matches_segment,
+    segment_exists,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +65,7 @@ JUDGE_MARGIN = 2  # segments on each side of the best window that the judge read
 # 1.7-6 and invented details at most 1 (README, claim verifier).
 RESCUE_MIN_SCORE = 0.4
 RESCUE_PMI = 1.0
+STRICT_REGION = 2  # segments each side of the best window whose words also count for the model's own sentences
 RESCUE_STRICT = False  # whether the model's own sentences (strict) may be rescued too
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
 MIN_CLAIM_TOKENS = 3
@@ -565,7 +574,8 @@ class ClaimVerifier:
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
         # the sutta has every word of it, it is not invented.
         if strict:  # neither words spread over the sutta nor closeness in meaning is enough
-            supported = best.coverage >= STRICT_SUPPORT
+            supported = best.coverage >= STRICT_SUPPORT or (
+                STRICT_REGION > 0 and _region_coverage(best, tokens, weights, STRICT_REGION) >= STRICT_SUPPORT)
         else:
             supported = score >= SUPPORT_THRESHOLD or (score >= SPREAD_SUPPORT and coverage >= 1 - SPREAD_MISSING)
         if supported:
@@ -712,6 +722,14 @@ def _name_in_view(key: str, view: SuttaView) -> bool:
     # inflected forms (Sāriputta's, Kosalans) share a stem with the text's own spelling
     stem = key[: max(4, len(key) - 2)]
     return any(t.startswith(stem) for t in view.tokens) or stem in fold(f"{view.doc.title} {view.doc.title_pali}")
+
+
+def _region_coverage(window: Window, tokens: list[str], weights: dict[str, float], margin: int) -> float:
+    """The claim's weighted words found in its best window and the `margin` segments each side of it: a
+    paraphrase of one passage gathers its points from a few neighbouring lines, not from across the text."""
+    segments = window.sutta.segments[max(0, window.lo - margin): window.hi + margin + 1]
+    total = sum(weights[t] for t in tokens) or 1.0
+    return sum(weights[t] for t in tokens if any(matches_segment(t, s) for s in segments)) / total
 
 
 def _rescuable(verdict: Verdict) -> bool:
