@@ -84,9 +84,12 @@ def test_a_client_leaving_the_stream_stops_the_model(library):
                               headers={"Accept": "text/event-stream"}, timeout=20) as response:
                 lines = response.iter_lines()
                 assert next(lines).startswith(("event:", ":"))
+                # steps and evidence arrive before the model is asked; then the step of writing the answer starts,
+                # and nothing more comes until the answer is checked
+                assert any("write_answer" in line for line in lines)
                 deadline = time.monotonic() + 15
                 while not fake.streams and time.monotonic() < deadline:
-                    next(lines)  # steps and evidence arrive before the model is asked
+                    time.sleep(0.05)
                 assert fake.streams, "the model was never asked"
                 assert fake.streams[0].started.wait(10)
                 left = time.monotonic()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.pipeline.compose import CitationStream, evidence_only, key_lines, key_windows, map_numbers, quote_text
+from chat.pipeline.compose import evidence_only, key_lines, key_windows, map_numbers, quote_text
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from tools.search.windows import EvidenceWindow
@@ -33,14 +33,6 @@ def test_numbers_become_the_references_of_the_passages_shown(recorder):
 def test_an_overlapping_window_keeps_the_number_it_was_shown_under(recorder):
     again = _window("sn1.1", "SN 1.1", ("sn1.1:1.6", "sn1.1:1.7"), "not swimming. | Then")
     assert recorder.number([again]) == [1] and len(recorder.evidence) == 2
-
-
-def test_the_stream_holds_a_bracket_until_it_closes(recorder):
-    stream = CitationStream(recorder)
-    pieces = [stream.feed(p) for p in ("Not standing [", "1", "]", " and fire [2", "]", ".")]
-    out = "".join(pieces) + stream.flush()
-    assert out == "Not standing [SN 1.1:1.5–1.6] and fire [MN 72:19.11]."
-    assert "[" not in pieces[0] and "[1" not in "".join(pieces)  # a number never reaches the reader
 
 
 def test_the_evidence_is_quoted_with_its_references_and_can_stand_alone(recorder):

@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
-from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
+from chat.pipeline import hygiene
+from chat.pipeline.draft import parse, render
+
+
+# each pass over the draft of a text, rendered: what the reader would read
+def tidy_draft(text: str) -> str:
+    return render(hygiene.tidy_draft(parse(text)))
+
+
+def without_asides(text: str, question: str, main: set[str]) -> str:
+    return render(hygiene.without_asides(parse(text), question, main))
+
+
+def keeping_to_main_texts(text: str, main: set[str]) -> str:
+    return render(hygiene.keeping_to_main_texts(parse(text), main))
+
+
+def without_dangling_clauses(text: str, evidence=()) -> str:
+    return render(hygiene.without_dangling_clauses(parse(text), evidence))
 
 
 def test_a_reply_cut_off_by_the_token_limit_loses_its_unfinished_sentence():

@@ -163,7 +163,8 @@ async def test_a_wrong_sentence_citing_a_note_is_removed(notes_library, tmp_path
     assert "fifty" not in answer.answer and "circular" not in answer.answer
     [claim] = answer.unsupported_claims
     assert claim.verdict == "unsupported" and claim.sentence.startswith(wrong) and claim.revised_to == ""
-    assert claim.reason == "number differs: 50 vs 20" and claim.evidence_ref == "Retreat notes ¶1"  # read in the note
+    assert claim.detail == "number differs: 50 vs 20" and claim.evidence_ref == "Retreat notes ¶1"  # read in the note
+    assert claim.reason == "The cited lines give a different number." and claim.kind == "number_differs"
 
 
 async def test_a_sentence_citing_a_pdf_names_its_page(notes_library, tmp_path):
@@ -225,12 +226,17 @@ def test_the_side_panel_of_a_pdf_citation_marks_its_page(notes_library):
 
 
 def test_a_range_of_a_note_is_narrowed_to_the_unit_that_holds_the_claim():
-    from chat.pipeline.checks import _narrow
-    from tools.references import find_citations
+    from chat.pipeline.checks import _narrowed, _replacing
+    from chat.pipeline.draft import Line
+
+    def _narrow(text: str, evidence_ref: str) -> str:
+        line = Line(text)
+        found = _narrowed(line.citations, evidence_ref)
+        return line.map_refs(_replacing(*found)).written if found else text
 
     text = "Walking follows the sitting [Retreat notes ¶1–3]."
-    assert _narrow(text, find_citations(text), "Retreat notes ¶2") == "Walking follows the sitting [Retreat notes ¶2]."
+    assert _narrow(text, "Retreat notes ¶2") == "Walking follows the sitting [Retreat notes ¶2]."
     precise = "Walking follows the sitting [Retreat notes ¶1]."
-    assert _narrow(precise, find_citations(precise), "Retreat notes ¶2") == precise  # the model's choice stands
+    assert _narrow(precise, "Retreat notes ¶2") == precise  # the model's choice stands
     other = "Walking follows the sitting [Dhamma talk pp. 1–2]."
-    assert _narrow(other, find_citations(other), "Retreat notes ¶2") == other  # another document
+    assert _narrow(other, "Retreat notes ¶2") == other  # another document

@@ -222,6 +222,10 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     refs = [c["ref"] for c in data["citations"]]
     assert data["status"] == "answered" and refs == ["SN 35.28:1.3–2.1", "SN 35.28:1.4"]
+    # any client can tell the answer's own words from the passages it quotes
+    assert [(x["origin"], x["citations"]) for x in data["sentences"]] == [("quote", ["SN 35.28:1.3–2.1"]),
+                                                                          ("model", ["SN 35.28:1.4"])]
+    assert data["sentences"][1]["text"] == "The eye is burning." and data["model_calls"]
     assert json.loads(trace.read_text())[0]["tool"] == "lookup_sutta"
 
 

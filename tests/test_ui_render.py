@@ -9,8 +9,6 @@ import pytest
 
 from chat.pipeline.answer import Answer, Citation, TraceStep
 from chat.ui.render import (
-    AnswerStream,
-    answer_markdown,
     check_input,
     escape_answer,
     escape_corpus,
@@ -76,11 +74,12 @@ def test_render_lists_the_removed_sentence_with_its_reason_below_a_clean_answer(
     md = render_answer(checked_answer)
     body, notes = md.split("\n\n> " + WARNING_ICON, 1)
     # the pipeline took the sentence out: no mark, no fragment in the answer itself
-    assert UNSUPPORTED not in body and "⚠" not in body and WARNING_ICON not in body
+    assert UNSUPPORTED not in body and "⚠ unsupported" not in body and WARNING_ICON not in body
     assert notes.startswith(" **Not supported by the cited passages**")
-    assert f"“{UNSUPPORTED}.” — not in the cited text" in notes
-    # citations stay as plain text names (Chainlit links element names, a chip each), without brackets around them
-    assert "burning SN 35.28:1.3." in md and "[SN 35.28:1.3]" not in md.replace("\\", "")
+    assert f"“{UNSUPPORTED}.” — The cited lines do not say this; removed from the answer" in notes
+    assert "missing" not in notes  # never the checks' stemmed words
+    # citations stay as plain text names (Chainlit links element names), escaped brackets around them
+    assert "\\[SN 35.28:1.3\\]" in md
     assert "**Sources:** SN 35.28:1.3–2.1 · SN 35.28:1.3" in md  # the quoted evidence, then the answer's own
 
 
@@ -140,30 +139,3 @@ def test_passage_markdown_highlights_cited_rows_and_escapes():
 
 def test_check_input_refuses_lone_surrogates():
     assert "not valid text" in check_input("What is burning? \ud800", 300)
-
-
-def test_quoted_key_lines_are_block_quotes_of_their_own_and_chips_lose_their_brackets():
-    text = ("> “All is burning.” [SN 35.28:1.3]\n> “The eye is burning.” [SN 35.28:1.4; SN 35.28:1.5]\n"
-            "So the Buddha says all is burning [SN 35.28:1.3], and [this] stays [MN 99:1.1].")
-    md = answer_markdown(text, {"SN 35.28:1.3", "SN 35.28:1.4", "SN 35.28:1.5"})
-    blocks = md.split("\n\n")
-    assert blocks[0] == "> “All is burning.” SN 35.28:1.3"
-    assert blocks[1] == "> “The eye is burning.” SN 35.28:1.4 · SN 35.28:1.5"
-    # prose after the quotes is a paragraph of its own, not the second quote running on
-    assert blocks[2].startswith("So the Buddha says all is burning SN 35.28:1.3, and \\[this\\] stays")
-    # a bracket that holds anything but cited references stays escaped, so it cannot form a link
-    assert "\\[MN 99:1.1\\]" in blocks[2]
-    assert "\\>" not in md and len(blocks) == 3
-
-
-def test_answer_markdown_keeps_hostile_text_inert():
-    _no_live_markup(answer_markdown(HOSTILE + " [SN 1.1:1.1]", {"SN 1.1:1.1"}))
-
-
-def test_a_streamed_quote_is_a_block_quote_already_and_the_rest_stays_inert():
-    text = "> “All is burning.” [SN 35.28:1.3]\n> “The eye is burning.”\nSo a > b, and <img src=x> [go](y)."
-    whole = AnswerStream().feed(text)
-    assert whole.startswith("> “All is burning.” \\[SN 35.28:1.3\\]\n\n> “The eye is burning.”\n\nSo a \\> b")
-    _no_live_markup(whole)
-    stream = AnswerStream()  # split anywhere, the same text
-    assert "".join(stream.feed(text[i:i + 2]) for i in range(0, len(text), 2)) == whole

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tools.passages import Passage
 from tools.turn import TurnRecorder
 from tools.verification.evidence import EvidenceIndex
-from tools.verification.verifier import ClaimVerifier, split_parts, verify_claims_for_agent
+from tools.verification.verifier import ClaimVerifier, Finding, split_parts, verify_claims_for_agent
 
 from fakes import passages_of
 
@@ -135,10 +135,9 @@ def test_report_confidence_summary_and_agent_text(stores):
     assert report.confidence == 0.5
     assert [v.sentence for v in report.unsupported_claims] == [report.verdicts[1].sentence]
     assert "1 supported" in report.summary() and "1 unsupported" in report.summary()
-    from chat.pipeline.answer import claim_verdict
-
-    cv = claim_verdict(report.verdicts[1])
-    assert cv.verdict == "unsupported" and cv.evidence_ref == "MN 201:2.1" and "five" in cv.evidence_quote
+    wrong = report.verdicts[1]
+    assert wrong.evidence_ref == "MN 201:2.1" and "five" in wrong.evidence_quote
+    assert wrong.finding is Finding.NUMBER_DIFFERS and [v.index for v in report.verdicts] == [0, 1]
 
 
 def test_agent_entry_point_uses_recorder(stores):
@@ -187,35 +186,41 @@ def test_a_reference_that_holds_nothing_of_a_supported_sentence_is_idle(stores):
     assert v.verdict == "supported" and v.idle_citations == []
 
 
-def test_partial_sentence_loses_the_clause_no_passage_holds(stores):
+def _check(draft: str, verifier: ClaimVerifier, passages) -> tuple[str, list]:
+    """The draft through the pipeline's verification pass with this verifier: the text, what did not stand."""
     from chat.pipeline import checks
+    from chat.pipeline.draft import parse, render
 
+    checked = checks.check(parse(draft), lambda sentences, cite: verifier.verify(sentences, passages), [])
+    return render(checked.draft), checks.unsupported_claims(checked.draft)
+
+
+def test_partial_sentence_loses_the_clause_no_passage_holds(stores):
     store, bm25 = stores
     verifier = ClaimVerifier(EvidenceIndex(store, bm25))
     passages = passages_of(store, "mn201", "mn202")
     draft = ("The Realized One grew up in the world but lives unsoiled by it like a lotus, and Venerable "
              "Sāriputta then asked the king for a golden palace [MN 201].")
-    checked = checks.check_sentences(draft, lambda text: verifier.verify(text, passages))
-    assert checked.text.startswith(
+    text, unsupported = _check(draft, verifier, passages)
+    assert text.startswith(
         "The Realized One grew up in the world but lives unsoiled by it like a lotus [MN 201:")
-    assert "palace" not in checked.text and "⚠" not in checked.text
-    [claim] = checked.unsupported
-    assert claim.verdict == "partial" and "palace" in claim.sentence and claim.revised_to == checked.text
+    assert "palace" not in text and "⚠" not in text
+    [claim] = unsupported
+    assert claim.verdict == "partial" and "palace" in claim.sentence and claim.revised_to == text
+    assert claim.kind == "partly" and claim.reason == "Only part of it is in the cited lines; the rest was taken out."
     # what is left is itself supported, cited to the segment that holds it
-    assert [v.verdict for v in verifier.verify(checked.text, passages).verdicts] == ["supported"]
+    assert [v.verdict for v in verifier.verify(text, passages).verdicts] == ["supported"]
 
 
 def test_a_partial_sentence_keeps_a_later_clause_only_when_it_can_stand_alone(stores):
-    from chat.pipeline import checks
-
     store, bm25 = stores
     verifier = ClaimVerifier(EvidenceIndex(store, bm25))
     passages = passages_of(store, "mn201", "mn202")
 
     def check(draft):
-        checked = checks.check_sentences(draft, lambda text: verifier.verify(text, passages))
-        [claim] = checked.unsupported
-        assert claim.verdict == "partial" and "palace" not in checked.text
+        text, unsupported = _check(draft, verifier, passages)
+        [claim] = unsupported
+        assert claim.verdict == "partial" and "palace" not in text
         return claim.revised_to
 
     # an independent clause after "and" stands without the failed first part
@@ -254,3 +259,26 @@ def test_six_sentence_answer_is_fast(stores):
     report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(sentence * 6, passages_of(store, "mn201"))
     assert len(report.verdicts) == 6
     assert time.perf_counter() - started < 2.0
+
+
+def test_the_models_own_sentence_may_gather_a_passage_from_neighbouring_lines_not_from_across_the_text(stores):
+    from tools.verification.evidence import SegmentView, SuttaView, Window
+    from tools.verification.verifier import STRICT_REGION, _region_coverage
+
+    def seg(i: int, *words: str) -> SegmentView:
+        return SegmentView(f"x:{i}", " ".join(words), frozenset(words), frozenset())
+
+    segments = [seg(0, "river"), seg(1, "lotus"), seg(2, "grew", "water"), seg(3), seg(4, "unsoil"), seg(5, "world")]
+    view = SuttaView(doc=None, segments=segments, tokens=frozenset(), prefixes=frozenset(), lowercase=frozenset())
+    weights = dict.fromkeys(("lotus", "water", "unsoil", "world"), 1.0)
+    best = Window(view, 2, 2, 0.25, frozenset({"water"}))
+    assert STRICT_REGION == 2
+    assert _region_coverage(best, list(weights), weights, 2) == 0.75  # lotus, water, unsoiled: not the world
+    assert _region_coverage(best, list(weights), weights, 0) == 0.25
+
+    # words gathered from opposite ends of a text are still no passage of it
+    store, bm25 = stores
+    recombined = ("The Buddha was staying near Ayojjhā on the bank of the Ganges, where the Realized One grew up "
+                  "unsoiled by the world [MN 201].")
+    report = ClaimVerifier(EvidenceIndex(store, bm25)).verify(recombined, passages_of(store, "mn201"), strict=True)
+    assert [v.verdict for v in report.verdicts] != ["supported"]

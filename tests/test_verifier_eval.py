@@ -28,3 +28,12 @@ def test_evaluate_metrics(stores):
     assert result["wrong_citation_located"] == 1.0
     assert set(result["by_kind"]) == {"quote", "altered_number", "wrong_citation"}
     assert result["ms_per_claim_p50"] > 0
+
+
+def test_claims_split_in_halves_by_the_parity_of_their_id():
+    from chat.evals.claims import half
+
+    claims = [{"id": "c001"}, {"id": "c002"}, {"id": "c010"}, {"id": "c013"}]
+    assert [c["id"] for c in half(claims, "even")] == ["c002", "c010"]
+    assert [c["id"] for c in half(claims, "odd")] == ["c001", "c013"]
+    assert half(claims, None) == claims

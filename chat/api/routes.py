@@ -198,7 +198,9 @@ def _add_answer_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Gua
     @app.post(f"{prefix}/query", response_model=Answer, tags=["answers"],
               responses={**errors, 200: {"content": {"text/event-stream": {}},
                                          "description": "The answer; with Accept: text/event-stream, SSE events "
-                                         "`token`, `step`, then one `final` holding the answer object."}},
+                                         "`step` and `token` (the quoted passages, then the checked sentences: "
+                                         "never a draft), `answer` (the checked answer object), then one `final` "
+                                         "(the same with its follow-up questions)."}},
               dependencies=[Depends(guards.query_rate)])
     async def query(body: QueryRequest, accept: Annotated[str | None, Header()] = None,
                     owner: str | None = Depends(auth)):

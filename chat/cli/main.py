@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     e = ev.add_parser("claims")
     e.add_argument("--claims", type=Path, required=True)
     e.add_argument("--mode", choices=["local", "judge"], help="default: SCHOLAR_VERIFIER_MODE (judge)")
+    e.add_argument("--as-answer", action="store_true",
+                   help="judge each claim as the Scholar judges its own sentences (strict, with the dense scorer)")
+    e.add_argument("--half", choices=["even", "odd"], help="only the claims whose id ends in an even (odd) number")
     e.add_argument("--json", type=Path, dest="json_out")
     e = ev.add_parser("answers")
     e.add_argument("--questions", type=Path, required=True)

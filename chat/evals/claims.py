@@ -2,6 +2,11 @@
 
 Each claim is verified as a one-sentence answer citing its `cited` IDs, with the cited suttas' chunks as the
 turn's passages (as if the agent had looked them up). Partial counts as unsupported for the binary metrics.
+
+`--as-answer` judges each claim as the Scholar judges its model's own sentences (strict: support from one short
+window of the text, with the embedding model's second opinion), which is what decides what a reader is shown;
+without it, as the `verify_claims` tool judges a reader's text. `--half even|odd` keeps the claims whose id ends in
+an even (odd) number: build on one half, report both.
 """
 
 from __future__ import annotations
@@ -89,12 +94,25 @@ def _located_right(found_ref: str | None, expected: set[str]) -> bool:
     return sutta in expected
 
 
-def evaluate(claims: list[dict], verifier, docstore, mode: str = "local") -> dict:
+def half(claims: list[dict], which: str | None) -> list[dict]:
+    """The claims whose id ends in an even (or odd) number; all of them for None."""
+    if not which:
+        return claims
+    want = 0 if which == "even" else 1
+
+    def number(claim: dict) -> int:
+        digits = re.findall(r"\d+", str(claim["id"]))
+        return int(digits[-1]) if digits else 0
+
+    return [c for c in claims if number(c) % 2 == want]
+
+
+def evaluate(claims: list[dict], verifier, docstore, mode: str = "local", strict: bool = False) -> dict:
     rows = []
     for claim in claims:
         passages = turn_passages(docstore, verifier.index, claim.get("cited", []))
         started = time.perf_counter()
-        report = verifier.verify(as_answer(claim), passages, mode=mode)
+        report = verifier.verify(as_answer(claim), passages, mode=mode, strict=strict)
         ms = (time.perf_counter() - started) * 1000
         v = report.verdicts[0] if report.verdicts else None
         rows.append({
@@ -105,7 +123,7 @@ def evaluate(claims: list[dict], verifier, docstore, mode: str = "local") -> dic
             "expected_location": sorted(_expected_location(claim)) if claim.get("kind") == "wrong_citation" else [],
         })
     pairs = [(r["label"], r["verdict"]) for r in rows]
-    out = {"n": len(rows), "mode": mode, "accuracy": _accuracy(pairs), **_prf(pairs),
+    out = {"n": len(rows), "mode": mode, "strict": strict, "accuracy": _accuracy(pairs), **_prf(pairs),
            "ms_per_claim_p50": round(statistics.median(r["ms"] for r in rows), 1) if rows else 0.0}
     by_kind: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
@@ -125,7 +143,7 @@ def evaluate(claims: list[dict], verifier, docstore, mode: str = "local") -> dic
 
 def format_report(result: dict) -> str:
     lines = [
-        f"claims: {result['n']}  mode: {result['mode']}",
+        f"claims: {result['n']}  mode: {result['mode']}{'  as answers (strict)' if result.get('strict') else ''}",
         f"accuracy {result['accuracy']:.3f}  unsupported P {result['unsupported_precision']:.3f} "
         f"R {result['unsupported_recall']:.3f} F1 {result['unsupported_f1']:.3f}  "
         f"median {result['ms_per_claim_p50']:.0f} ms/claim",
@@ -146,18 +164,20 @@ def format_report(result: dict) -> str:
 def run(args, settings: ScholarSettings) -> int:
     from tools.library import Library
 
-    claims = load_claims(args.claims)
-    # The verifier reads the docstore and BM25 (to locate wrong citations); it needs no embedding model.
-    library = Library.open(settings, dense=False)
+    claims = half(load_claims(args.claims), getattr(args, "half", None))
+    strict = bool(getattr(args, "as_answer", False))
+    # The verifier reads the docstore and BM25 (to locate wrong citations); only as the Scholar judges its own
+    # sentences does it take the embedding model's second opinion.
+    library = Library.open(settings, dense=strict)
     args.mode = args.mode or settings.verifier_mode
     llm = None
     if args.mode != "local":
         from chat.providers.select import build_llm
 
         llm = build_llm(settings)
-    verifier = library.verifier(llm=llm, mode=args.mode)
+    verifier = library.verifier(dense=strict, llm=llm, mode=args.mode)
     docstore = library.docstore
-    result = evaluate(claims, verifier, docstore, args.mode)
+    result = evaluate(claims, verifier, docstore, args.mode, strict=strict)
     sys.stdout.write(format_report(result) + "\n")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from chat.providers.calls import ModelCall
 from indexing.vocabulary import translator_name
 from tools.passages import Passage, clip
-
-if TYPE_CHECKING:
-    from tools.verification.verifier import Verdict
 
 Status = Literal["answered", "abstained", "failed"]
 
@@ -56,9 +54,13 @@ class Citation(BaseModel):
 
 
 class ClaimVerdict(BaseModel):
+    """A sentence of the answer's own that did not stand as written, and why."""
+
     sentence: str
     verdict: Literal["supported", "partial", "unsupported", "uncited"]
-    reason: str = ""
+    reason: str = Field("", description="Why, in plain words for the reader.")
+    kind: str = Field("", description="Why, as a keyword: not_in_text, negated, number_differs, uncited, ...")
+    detail: str = Field("", description="The checks' own account, for developers (it may hold stemmed words).")
     evidence_ref: str | None = None
     evidence_quote: str = ""
     score: float = 0.0
@@ -67,11 +69,14 @@ class ClaimVerdict(BaseModel):
     pointer: bool = False  # "This is found in [A], [B]": a claim about the sentence before it
 
 
-def claim_verdict(v: Verdict) -> ClaimVerdict:
-    """The verifier's verdict on one sentence, as the answer reports it."""
-    return ClaimVerdict(sentence=v.sentence, verdict=v.verdict, reason=v.reason,
-                        idle_citations=list(v.idle_citations), pointer=v.pointer,
-                        evidence_ref=v.evidence_ref, evidence_quote=v.evidence_quote, score=round(v.score, 3))
+class AnswerSentence(BaseModel):
+    """One sentence of the answer as the reader sees it, so that a client can tell the answer's own words from the
+    passages it quotes."""
+
+    text: str = Field(description="The sentence without its references.")
+    origin: Literal["model", "quote"] = Field(
+        description="model: the answer's own words, checked against the cited lines; quote: a passage's own words.")
+    citations: list[str] = Field(default_factory=list, description="The references it cites: `MN 22:10.7`.")
 
 
 class TraceStep(BaseModel):
@@ -95,6 +100,8 @@ class Resolved(BaseModel):
 
 class Answer(BaseModel):
     answer: str
+    # the answer's sentences in reading order, the quoted key lines first; empty for an abstention or a failure
+    sentences: list[AnswerSentence] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     unsupported_claims: list[ClaimVerdict] = Field(default_factory=list)
     follow_ups: list[str] = Field(default_factory=list)
@@ -110,6 +117,7 @@ class Answer(BaseModel):
     mode: Literal["qa", "notes"] = "qa"
     error: str | None = None  # for status "failed": what went wrong and what to do
     resolution: Resolved | None = None  # follow-up or new subject, and why
+    model_calls: list[ModelCall] = Field(default_factory=list)  # each model call of the turn: tokens and seconds
 
 
 def failed_answer(text: str, error: str, passages: list[Passage], *, limit: int = 5, **fields) -> Answer:

@@ -1,26 +1,30 @@
-"""From a draft to a checked answer: citations mapped to the turn's passages, uncited claims given the reference
-that supports them, ranges narrowed to the segment that holds the claim, and every sentence the texts do not hold
-replaced by the passage's own words or removed.
+"""The checking passes of a Draft (chat/pipeline/draft.py): references mapped to the turn's passages, every
+sentence judged by the verifier in one call (an uncited one given the reference that holds it), ranges narrowed to
+the segment that holds the claim, and what the texts do not hold cut to the clause they do or removed.
 
-The reader never sees a warning mark inside a sentence or a half-repaired fragment: a sentence stands, is replaced
-by a quotation of its passage, or goes, and each one that did not stand is listed in the answer's
-`unsupported_claims` with what replaced it. The verifier (tools.verification.verifier) decides what a passage supports.
+The reader never sees a half-repaired fragment: a sentence stands, is cut to what its passage holds, or goes, and
+each one that did not stand is listed in the answer's `unsupported_claims` with a plain reason. The verifier
+(tools.verification.verifier) decides what a passage supports.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
-from chat.pipeline.answer import Citation, ClaimVerdict, claim_verdict, renderings
+from chat.pipeline.answer import Citation, ClaimVerdict, renderings
+from chat.pipeline.draft import Draft, Line, Reason, Status, explain, with_refs
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid, unit_id
-from tools.language.sentences import final_stop, split_sentences
+from tools.language.sentences import Sentence
 from tools.passages import Passage, clip
-from tools.references import BRACKET, MENTION, CitationRef, find_citations, looks_like_citation, parse_bracket
+from tools.references import CitationRef, find_citations
 from tools.search.windows import EvidenceWindow
 from tools.turn import TurnRecorder
+from tools.verification.verifier import Finding, Verdict, VerificationReport
 
 log = logging.getLogger(__name__)
 
@@ -137,159 +141,124 @@ class CitationMap:
         return [s for s in self.docstore.segments(doc_id) if s.seg_id and lo <= segment_key(s.seg_id) <= hi][:6]
 
 
-def drop_unretrieved(text: str, cmap: CitationMap) -> tuple[str, list[str]]:
-    """Remove references that point to nothing retrieved in this turn; returns (text, dropped refs)."""
+def drop_unretrieved(draft: Draft, cmap: CitationMap) -> tuple[Draft, list[str]]:
+    """Without references that point to nothing retrieved in this turn; returns the draft and the dropped refs."""
     dropped: list[str] = []
 
-    def fix(m: re.Match) -> str:
-        inner = m.group(1)
-        if not looks_like_citation(inner):
-            return m.group(0)
-        keep = []
-        for ref in parse_bracket(inner):
-            if ref.ok and cmap.passage_for(ref) is not None:
-                keep.append(ref.display())
-            else:
-                dropped.append(ref.raw)
-        return f"[{'; '.join(keep)}]" if keep else ""
+    def retrieved(_: int, ref: CitationRef) -> CitationRef | None:
+        if ref.ok and cmap.passage_for(ref) is not None:
+            return replace(ref, raw=ref.display())
+        dropped.append(ref.raw)
+        return None
 
-    out = BRACKET.sub(fix, text)
-    out = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
-    return out, dropped
+    return draft.map(lambda _, line: line.map_refs(retrieved)), dropped
 
 
-# ---- verification-driven edits -----------------------------------------------------------------------------
+# ---- the verifier's judgement ----------------------------------------------------------------------------------
+Verify = Callable[[list[Sentence], list[str]], VerificationReport]
+
+_REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BAD_CITATION,
+            Finding.NOT_IN_TEXT: Reason.NOT_IN_TEXT, Finding.FOUND_ELSEWHERE: Reason.FOUND_ELSEWHERE,
+            Finding.NAME_DIFFERS: Reason.NAME_DIFFERS, Finding.NUMBER_DIFFERS: Reason.NUMBER_DIFFERS,
+            Finding.NEGATED: Reason.NEGATED, Finding.MISQUOTED: Reason.MISQUOTED, Finding.JUDGED: Reason.JUDGED,
+            Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.SUPPORTED: Reason.NOT_IN_TEXT}
+
+
 @dataclass
 class Checked:
-    text: str
-    unsupported: list[ClaimVerdict]
+    draft: Draft
     confidence: float
-    auto_cited: int = 0
     narrowed: int = 0
-    report: object | None = None
+    cited: int = 0  # uncited sentences given the reference that holds them
 
 
-def auto_cite(text: str, cmap: CitationMap, verify, limit_suttas: int = 4) -> tuple[str, int]:
-    """Give an uncited claim the reference of a retrieved passage that supports it (by the verifier's judgement)."""
-    added = 0
-    suttas = cmap.suttas()[:limit_suttas]
-    if not suttas:
-        return text, 0
-    for sentence in split_sentences(text):
-        if sentence.citations or len(sentence.plain) < 25 or sentence.plain.endswith("?"):
+def check(draft: Draft, verify: Verify, cite_from: list[str]) -> Checked:
+    """Every standing sentence of the answer's own judged in one call of the verifier; each verdict applied to its
+    sentence. A partly supported sentence loses the clause no passage holds; any other sentence that fails goes
+    whole. It is not replaced by a quotation: the passages' own words are already quoted above the answer, and a
+    spliced quote of the nearest lines reads as debris."""
+    own = [i for i, line in enumerate(draft.lines) if line.stands and line.origin == "model"]
+    report = verify([draft.lines[i].sentence() for i in own], cite_from)
+    lines = list(draft.lines)
+    narrowed = cited = 0
+    for v in report.verdicts:
+        if not 0 <= v.index < len(own):
             continue
-        named = [s for s in _mentioned(sentence.plain) if s in suttas or s in cmap.suttas()]
-        ref = None
-        for sutta_id in named + [s for s in suttas if s not in named]:
-            report = verify(f"{sentence.plain} [{sutta_id}]")
-            verdicts = getattr(report, "verdicts", [])
-            if verdicts and verdicts[0].verdict == "supported" and verdicts[0].evidence_ref:
-                ref = verdicts[0].evidence_ref
-                break
-        if ref is None and named:
-            # "The discourse is MN 86": the model named a retrieved sutta in prose; cite its best passage.
-            best = cmap.passage_for(find_citations(f"[{named[0]}]")[0])
-            ref = best.ref if best is not None else None
-        if ref is not None:
-            text = _append_ref(text, sentence.text, ref)
-            added += 1
-    return text, added
+        at = own[v.index]
+        line = _judged(lines[at], v)
+        if v.cited_to and line.stands:
+            line, cited = line.cite([v.cited_to]), cited + 1
+        if line.stands and line.status is Status.STANDS and v.verdict == "supported" and v.evidence_ref:
+            if (sharper := _narrowed(line.citations, v.evidence_ref)) is not None:
+                line, narrowed = line.map_refs(_replacing(*sharper)), narrowed + 1
+        lines[at] = line
+    return Checked(draft.with_lines(lines), report.confidence, narrowed=narrowed, cited=cited)
 
 
-def _mentioned(text: str) -> list[str]:
-    out: list[str] = []
-    for m in MENTION.finditer(text):
-        refs = find_citations(f"[{m.group(0)}]")
-        sutta_id = refs[0].sutta_id if refs and refs[0].ok else None
-        if sutta_id is not None and sutta_id not in out:
-            out.append(sutta_id)
-    return out
+def _replacing(at: int, new: CitationRef) -> Callable[[int, CitationRef], CitationRef | None]:
+    return lambda i, ref: new if i == at else ref
 
 
-def _append_ref(text: str, sentence_text: str, ref: str) -> str:
-    at = text.find(sentence_text)
-    if at < 0:
-        return text
-    end = at + len(sentence_text)
-    body = sentence_text.rstrip()
-    m = final_stop(body)
-    if m:
-        new = f"{body[:m.start()]} [{ref}]{body[m.start():]}"
-    else:
-        new = f"{body} [{ref}]"
-    return text[:at] + new + text[end:]
+def _judged(line: Line, v: Verdict) -> Line:
+    """A sentence as its verdict leaves it."""
+    fields = dict(detail=v.reason, verdict=v.verdict, evidence_ref=v.evidence_ref, evidence_quote=v.evidence_quote,
+                  score=v.score, idle=tuple(v.idle_citations), pointer=v.pointer)
+    if v.pointer and v.idle_citations:
+        idle = set(v.idle_citations)
+        held = [c for c in line.citations if c.raw not in idle and c.ok]
+        if not held:
+            return line.removed(Reason.POINTER_IDLE, **fields)
+        found = " and ".join(f"[{c.display()}]" for c in held)
+        return line.revised(f"The same is found in {found}.", Reason.POINTER_IDLE, **fields)
+    if v.idle_citations and v.verdict in ("supported", "partial"):
+        idle = set(v.idle_citations)
+        line = line.map_refs(lambda _, r: None if r.raw in idle else r)
+    if v.verdict == "supported" or (v.verdict == "uncited" and v.cited_to):
+        return line
+    reason = _REASONS[v.finding]
+    if v.verdict == "partial" and (kept := _without_unsupported_clauses(v)) is not None:
+        return line.revised(kept, Reason.PARTLY, **fields)
+    return line.removed(reason, **fields)
 
 
-def check_sentences(text: str, verify) -> Checked:
-    """Verify the whole text; narrow range citations to the supporting segment; remove what fails.
-
-    A partly supported sentence loses the clause no passage holds; any other sentence that fails goes whole. It is
-    not replaced by a quotation: the passages' own words are already quoted above the answer, and a spliced quote
-    of the nearest lines reads as debris. Each sentence that did not stand is listed in `unsupported`, `revised_to`
-    saying what took its place ("" when nothing did)."""
-    report = verify(text)
-    verdicts = list(getattr(report, "verdicts", []))
-    originals = {s.plain: s for s in split_sentences(text)}
-    narrowed = 0
-    unsupported: list[ClaimVerdict] = []
-    for v in verdicts:
-        sentence = originals.get(v.sentence)
-        if sentence is None:
-            continue
-        if v.pointer and v.idle_citations:
-            claim = claim_verdict(v)
-            claim.revised_to = _repoint(sentence, v.idle_citations)
-            unsupported.append(claim)
-            text = _replace_sentence(text, sentence.text, claim.revised_to)
-            continue
-        if v.idle_citations and v.verdict in ("supported", "partial"):
-            pruned = drop_refs(sentence.text, set(v.idle_citations))
-            text = text.replace(sentence.text, pruned, 1)
-            sentence = (split_sentences(pruned) or [sentence])[0]
-        if v.verdict == "supported" and v.evidence_ref:
-            new_text = _narrow(sentence.text, sentence.citations, v.evidence_ref)
-            if new_text != sentence.text:
-                text = text.replace(sentence.text, new_text, 1)
-                narrowed += 1
-        elif v.verdict in ("unsupported", "partial", "uncited"):
-            claim = claim_verdict(v)
-            unsupported.append(claim)
-            claim.revised_to = (_without_unsupported_clauses(v) if v.verdict == "partial" else None) or ""
-            text = _replace_sentence(text, sentence.text, claim.revised_to)
-    return Checked(tidy_text(text), unsupported, float(getattr(report, "confidence", 0.0)), narrowed=narrowed,
-                   report=report)
-
-
-def without_uncited(checked: Checked) -> Checked:
-    """The checked answer without sentences that carry no reference, each listed as uncited. Every sentence of a
+def without_uncited(draft: Draft) -> Draft:
+    """The draft without sentences of its own that carry no reference, each listed as uncited. Every sentence of a
     question's answer is written with its passage numbers; one left without (its number was never shown, or named
     no passage retrieved) was never checked — the verifier does not judge an uncited sentence too short to be a
     claim ("The Anattalakkhana Sutta was taught to the Buddha by his disciples.") — so the reader must not see it.
     Not for study notes, whose headings carry no references."""
-    text = checked.text
-    for sentence in split_sentences(checked.text):
-        if sentence.citations or not sentence.plain.strip():
-            continue
-        checked.unsupported.append(ClaimVerdict(sentence=sentence.plain.strip(), verdict="uncited",
-                                                reason="no reference left to check it against", revised_to=""))
-        text = text.replace(sentence.text, "", 1)
-    checked.text = tidy_text(text)
-    return checked
+    return draft.map(lambda _, line: line if line.citations or line.origin != "model" or not line.text.strip()
+                     else line.removed(Reason.UNCITED, detail="no reference left to check it against"))
 
 
-def tidy_text(text: str) -> str:
-    """What removals leave behind: doubled spaces, empty lines in a row, a paragraph of nothing."""
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+def unsupported_claims(draft: Draft) -> list[ClaimVerdict]:
+    """What the reader is told about the sentences that did not stand, in plain words."""
+    out = []
+    for line in draft.did_not_stand():
+        revised = line.written if line.status is Status.REVISED else ""
+        said = line.original or line.written
+        verdict: Literal["uncited", "partial", "unsupported"] = (
+            "uncited" if line.reason is Reason.UNCITED else
+            "partial" if revised or line.verdict == "partial" else "unsupported")
+        out.append(ClaimVerdict(sentence=_plain(said), verdict=verdict, reason=explain(line.reason, line.evidence_ref),
+                                kind=line.reason.value, detail=line.detail, evidence_ref=line.evidence_ref,
+                                evidence_quote=line.evidence_quote, score=round(line.score, 3), revised_to=revised,
+                                idle_citations=list(line.idle), pointer=line.pointer))
+    return out
 
 
-def _without_unsupported_clauses(v) -> str | None:
+def _plain(text: str) -> str:
+    from tools.references import strip_citations
+
+    return strip_citations(text)
+
+
+def _without_unsupported_clauses(v: Verdict) -> str | None:
     """ "MN 10 teaches X, while MN 149 teaches Y" where only X holds: "MN 10 teaches X [MN 10:2.1]." The removed
     clause stays listed with the claim; the sentence is cited to the segments that hold what is left."""
     from tools.verification.evidence import claim_tokens
 
-    parts = getattr(v, "parts", [])
+    parts = v.parts
     if v.verdict != "partial" or any(p.span is None for p in parts):
         return None
     kept = [i for i, p in enumerate(parts) if p.supported]
@@ -298,19 +267,22 @@ def _without_unsupported_clauses(v) -> str | None:
     plain = v.sentence
     pieces: list[str] = []
     for n, i in enumerate(kept):
-        a, b = parts[i].span
+        span = parts[i].span
+        assert span is not None
+        a, b = span
         piece = plain[a:b].strip().rstrip(".!?…;,")
         if n:
-            sep = plain[parts[i - 1].span[1]:a] if kept[n - 1] == i - 1 else "; "
+            before = parts[i - 1].span
+            sep = plain[before[1]:a] if kept[n - 1] == i - 1 and before is not None else "; "
             piece = sep + piece
         pieces.append(piece)
     body = "".join(pieces).strip()
     if len(claim_tokens(body)) < 3:
         return None
-    refs = list(dict.fromkeys(parts[i].evidence.ref for i in kept if parts[i].evidence))
+    refs = list(dict.fromkeys(ev.ref for i in kept if (ev := parts[i].evidence)))
     if not refs:
         return None
-    return f"{body[0].upper()}{body[1:]} {' '.join(f'[{r}]' for r in refs)}."
+    return with_refs(f"{body[0].upper()}{body[1:]}.", refs)
 
 
 _SUBORDINATE = re.compile(r"(?:and |but |or )?(?:that|which|who|whom|whose|because|while|whereas|although|though|"
@@ -332,88 +304,54 @@ def _fragment(parts, kept: list[int]) -> bool:
     return bool(words) and any(len(words & d) >= 0.5 * len(words) for d in dropped)
 
 
-def _repoint(sentence, idle: list[str]) -> str:
-    """ "This is found in [A], [B], [C]" where only B holds the claim before it: "The same is found in [B]." With
-    nothing left it goes: a list of references that do not say what they are offered for misleads."""
-    idle_set = set(idle)
-    held = [r for r in sentence.citations if r.raw not in idle_set and r.ok]
-    if not held:
-        return ""
-    return f"The same is found in {' and '.join(f'[{r.display()}]' for r in held)}."
-
-
-def drop_refs(sentence_text: str, refs: set[str]) -> str:
-    """The sentence without these references (as written); brackets left empty go too."""
-    def fix(m: re.Match) -> str:
-        inner = m.group(1)
-        if not looks_like_citation(inner):
-            return m.group(0)
-        parsed = parse_bracket(inner)
-        keep = [r.raw for r in parsed if r.raw not in refs]
-        if len(keep) == len(parsed):
-            return m.group(0)
-        return f"[{'; '.join(keep)}]" if keep else ""
-
-    out = BRACKET.sub(fix, sentence_text)
-    return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", out))
-
-
-def _replace_sentence(text: str, old: str, new: str) -> str:
-    at = text.find(old)
-    if at < 0:
-        return text
-    before, after = text[:at], text[at + len(old):]
-    if not new:
-        # keep the paragraph's spacing: drop one separating space, never a newline
-        if before.endswith(" "):
-            before = before[:-1]
-        elif after.startswith(" "):
-            after = after[1:]
-    return before + new + after
-
-
-def _narrow(sentence_text: str, refs: list[CitationRef], evidence_ref: str) -> str:
+def _narrowed(citations: list[CitationRef], evidence_ref: str) -> tuple[int, CitationRef] | None:
+    """Which citation (by its place) to narrow to the segments the verifier found the claim in, and to what; None
+    when none is to be. A segment-precise reference is the model's choice and stands."""
     ev = find_citations(f"[{evidence_ref}]")
     if not ev or not ev[0].ok:
-        return sentence_text
-    e = ev[0]
+        return None
+    e = replace(ev[0], raw=ev[0].display())
     if e.is_document:
-        return _narrow_document(sentence_text, refs, e) if e.place else sentence_text
+        return _narrowed_document(citations, e) if e.place else None
     if not e.seg_start:
-        return sentence_text
+        return None
     assert e.sutta_id is not None  # ok
-    for ref in refs:
+    for i, ref in enumerate(citations):
         if not ref.ok or ref.sutta_id != e.sutta_id:
             continue
-        precise = ref.seg_start and not ref.seg_end
-        if precise:
+        if ref.seg_start and not ref.seg_end:
             continue  # already segment-precise: the model's choice stands
         if ref.seg_start and ref.seg_end:
             uid = sutta_id_to_uid(e.sutta_id)
             lo, hi = segment_key(f"{uid}:{ref.seg_start}"), segment_key(f"{uid}:{ref.seg_end}")
             if not lo <= segment_key(f"{uid}:{e.seg_start}") <= hi:
                 continue
-        return sentence_text.replace(ref.raw, e.display(), 1)
-    return sentence_text
+        return i, e
+    return None
 
 
-def _narrow_document(sentence_text: str, refs: list[CitationRef], e: CitationRef) -> str:
+def _narrowed_document(citations: list[CitationRef], e: CitationRef) -> tuple[int, CitationRef] | None:
     """A note's or a PDF's place narrowed as a sutta's range is: to the units (or page) that hold the claim."""
     assert e.place is not None and e.document is not None
-    for ref in refs:
+    for i, ref in enumerate(citations):
         if not ref.is_document or not ref.names_document(e.document):
             continue
         if ref.place is not None:
             if ref.by_page != e.by_page or ref.place[0] == ref.place[1] or \
                     not ref.place[0] <= e.place[0] <= ref.place[1]:
                 continue  # already precise, or the support lies outside the cited place: the model's choice stands
-        return sentence_text.replace(ref.raw, e.display(), 1)
-    return sentence_text
+        return i, e
+    return None
 
 
 def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
+    return citations_of_refs(find_citations(text), cmap)
+
+
+def citations_of_refs(refs: Iterable[CitationRef], cmap: CitationMap) -> list[Citation]:
+    """The citations the reader can open, one per reference, in order; a reference to nothing retrieved is none."""
     out: dict[str, Citation] = {}
-    for ref in find_citations(text):
+    for ref in refs:
         if not ref.ok:
             continue
         key = ref.display()
@@ -421,8 +359,7 @@ def citations_of(text: str, cmap: CitationMap) -> list[Citation]:
             continue
         passage = cmap.passage_for(ref)
         if passage is not None:
-            ref.raw = key
-            out[key] = cmap.citation(ref, passage)
+            out[key] = cmap.citation(replace(ref, raw=key), passage)
     return list(out.values())
 
 

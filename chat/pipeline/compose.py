@@ -99,35 +99,13 @@ def map_numbers(text: str, recorder: TurnRecorder) -> tuple[str, list[int]]:
     return _RUN.sub(replace, text), unknown
 
 
-class CitationStream:
-    """Maps "[n]" to references in streamed text, holding back a bracket until it closes."""
-
-    def __init__(self, recorder: TurnRecorder):
-        self.recorder = recorder
-        self.pending = ""
-
-    def feed(self, text: str) -> str:
-        self.pending += text
-        cut = self.pending.rfind("[")
-        if cut >= 0 and "]" not in self.pending[cut:] and len(self.pending) - cut < 8:
-            ready, self.pending = self.pending[:cut], self.pending[cut:]
-        else:
-            ready, self.pending = self.pending, ""
-        # a run of numbers ("[1][3]") is mapped whole; a run cut at the end waits for the rest
-        tail = re.search(r"(?:\[\d{1,3}\]\s*)+$", ready)
-        if tail and not self.pending:
-            ready, self.pending = ready[: tail.start()], ready[tail.start():]
-        return map_numbers(ready, self.recorder)[0]
-
-    def flush(self) -> str:
-        out, self.pending = map_numbers(self.pending, self.recorder)[0], ""
-        return out
+EVIDENCE_ONLY_OPENING = "The texts I have say this"
 
 
 def evidence_only(windows: list[EvidenceWindow], shown: str) -> str:
     """An answer when none of the model's sentences stood: one plain sentence introducing the quoted evidence."""
     where = ", ".join(dict.fromkeys(w.sutta_id or w.title for w in windows))
-    return f"The texts I have say this ({where}):\n\n{shown}".strip()
+    return f"{EVIDENCE_ONLY_OPENING} ({where}):\n\n{shown}".strip()
 
 
 def edge_of_text(window: EvidenceWindow, *, after: bool) -> str:

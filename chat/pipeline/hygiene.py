@@ -3,6 +3,7 @@ asked back, a sentence saying again what an earlier one said, a clause left dang
 removed what followed it, and an aside from some other text that has nothing to do with the question.
 
 These are matters of form, decided without the passages; whether a sentence is true is the verifier's business.
+Each is a pass over the Draft: a sentence it finds at fault is marked removed, with its reason.
 The small model produces each of them often enough (measured on answers-dev) that a reader meets them otherwise.
 """
 
@@ -11,9 +12,10 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from chat.pipeline.checks import drop_refs, tidy_text
-from tools.language.sentences import Sentence, ends_sentence, split_sentences
+from chat.pipeline.draft import Draft, Line, Reason
+from tools.language.sentences import ends_sentence
 from tools.language.words import word_set
 from tools.search.windows import question_words
 from tools.verification.evidence import claim_tokens, matches_any
@@ -38,37 +40,37 @@ _CUT_WORD = re.compile(r"\w-[.!?]?[”’\"')]*$")  # "the Jain Ñātika’s whi
 # "… grasps the teachings by the. [MN 22:10.7] correct end, they …": a stop after an article or a preposition and
 # the sentence running on in lower case is two broken pieces, not a sentence
 _BROKEN_OFF = re.compile(r"\b(\w+)\.\s+[a-z]")
-_QUOTE_AFTER_REF = re.compile(r"(\][.!?]?)\"(?=\s|$)")
 _OPENED = re.compile(r'(?:^|(?<=[\s(]))"(?=\w)(?=[^"]*$)')  # the last straight quote mark, opening a quotation
+_QUOTE_AFTER_REF = re.compile(r"(\][.!?]?)\"(?=\s|$)")
 _QUOTE_END = re.compile(r"\s*\[|[.!?](?=\s|$)")  # where the quoted sentence ends: its reference or its stop
 QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
 
-def tidy_draft(text: str) -> str:
+def tidy_draft(draft: Draft) -> Draft:
     """The model's draft (references mapped) without a cut-off last sentence, questions, slips, stubs or repeats."""
-    sentences = split_sentences(text)
+    last = len(draft.standing) - 1
     seen: list[set[str]] = []
 
-    def fault(i: int, s: Sentence) -> str | None:
-        plain = s.plain.strip()
-        if i == len(sentences) - 1 and not s.citations and not ends_sentence(plain):
-            return "cut off"  # every whole sentence ends with its references (the grammar); this one stopped
+    def fault(i: int, s: Line) -> Reason | None:
+        plain = s.text.strip()
+        if i == last and not s.citations and not ends_sentence(plain):
+            return Reason.CUT_OFF  # every whole sentence ends with its references (the grammar); this one stopped
         if plain.rstrip("”’\"') ").endswith("?"):
-            return "a question"
+            return Reason.QUESTION
         if _FOREIGN.search(plain):
-            return "a decoding slip"
+            return Reason.SLIP
         words = set(claim_tokens(plain))
         if len(words) < MIN_CONTENT_WORDS:
-            return "a stub"
+            return Reason.STUB
         if any(len(words & before) >= REPEAT_SHARE * len(words) for before in seen):
-            return "a repeat"
+            return Reason.REPEAT
         seen.append(words)
         return None
 
-    return _without(text, sentences, fault)
+    return _without(draft, fault)
 
 
-def without_asides(text: str, question: str, main_texts: set[str]) -> str:
+def without_asides(draft: Draft, question: str, main_texts: set[str]) -> Draft:
     """`main_texts` are sutta IDs and documents' titles (`source` of a reference and of an evidence window).
 
     The draft without sentences that cite only texts other than the ones quoted first and share no word with
@@ -76,77 +78,71 @@ def without_asides(text: str, question: str, main_texts: set[str]) -> str:
     asked where an extinguished fire goes). A sentence about the main texts may explain in their own words."""
     asked = set(question_words(question))
 
-    def fault(_: int, s: Sentence) -> str | None:
+    def fault(_: int, s: Line) -> Reason | None:
         cited = {c.source for c in s.citations if c.source}
-        if not cited or cited & main_texts or any(matches_any(w, asked) for w in claim_tokens(s.plain)):
+        if not cited or cited & main_texts or any(matches_any(w, asked) for w in claim_tokens(s.text)):
             return None
-        return "an aside"
+        return Reason.ASIDE
 
-    return _without(text, split_sentences(text), fault)
+    return _without(draft, fault)
 
 
-def keeping_to_main_texts(text: str, main_texts: set[str]) -> str:
+def keeping_to_main_texts(draft: Draft, main_texts: set[str]) -> Draft:
     """A sentence citing the texts quoted first and others besides keeps only the first: it is read as a claim
     about them and checked against them alone. Cited together, another text's words pass for theirs ("The Buddha
     crossed the flood by faith [SN 1.1; SN 10.12]": SN 10.12 says "by faith", SN 1.1 "neither standing nor
     swimming"); a sentence citing only the other text is still judged on its own."""
-    out = text
-    for s in split_sentences(text):
+    def keep(_: int, s: Line) -> Line:
         cited = {c.source for c in s.citations if c.source}
         if cited & main_texts and cited - main_texts:
-            others = {c.raw for c in s.citations if c.source and c.source not in main_texts}
-            out = out.replace(s.text, drop_refs(s.text, others), 1)
-    return out
+            return s.map_refs(lambda _, c: c if not c.source or c.source in main_texts else None)
+        return s
+
+    return draft.map(keep)
 
 
-def without_dangling_clauses(text: str, evidence: Sequence[str] = ()) -> str:
+def without_dangling_clauses(draft: Draft, evidence: Sequence[str] = ()) -> Draft:
     """The checked answer without what is left of a sentence whose end was removed or never written: one that ends
     on a conjunction, article or preposition, or on a comma; a clause with no sentence ("That the present phenomenon
     should be discerned."); a quotation stopped mid-phrase ("... telling lies, and committing.", where the passage
     goes on "committing adultery")."""
     flat = [" ".join(e.split()) for e in evidence]
-    sentences = split_sentences(text)
-    headed = bool(re.search(r"^#", text, re.MULTILINE))  # study notes: their headings end in no stop
+    last = len(draft.standing) - 1
+    headed = any(b.markup.startswith("#") for b in draft.blocks)  # study notes: their headings end in no stop
 
-    def fault(i: int, s: Sentence) -> str | None:
-        whole = s.plain.strip()
+    def fault(i: int, s: Line) -> Reason | None:
+        whole = s.text.strip()
         plain = whole.rstrip(".!?…,;:”’\"') ")
-        if not plain:
+        if not plain or s.origin != "model":
             return None
-        if i == len(sentences) - 1 and not s.citations and not ends_sentence(whole) and not headed:
-            return "a fragment"  # "The passages": what the checks left of a last sentence, with nothing to cite
-        last = plain.rsplit(" ", 1)[-1]
-        if last.lower() in _DANGLING or _COMMA_END.search(whole):
-            return "a dangling clause"
+        if i == last and not s.citations and not ends_sentence(whole) and not headed:
+            return Reason.FRAGMENT  # "The passages": what the checks left of a last sentence, with nothing to cite
+        last_word = plain.rsplit(" ", 1)[-1]
+        if last_word.lower() in _DANGLING or _COMMA_END.search(whole):
+            return Reason.FRAGMENT  # a dangling clause
         if _CLAUSE_ONLY.match(plain):
-            return "a clause without its sentence"
-        if last.lower().endswith("ing") and _stops_mid_quote(plain, flat):
-            return "a quotation stopped mid-phrase"
+            return Reason.FRAGMENT  # a clause without its sentence
+        if last_word.lower().endswith("ing") and _stops_mid_quote(plain, flat):
+            return Reason.FRAGMENT  # a quotation stopped mid-phrase
         if _TRAILS_OFF.search(whole) or _CUT_WORD.search(whole):
-            return "a sentence that trails off"
+            return Reason.FRAGMENT  # a sentence that trails off
         if any(m.group(1).lower() in _DANGLING for m in _BROKEN_OFF.finditer(whole)):
-            return "a sentence broken off and run on"
+            return Reason.FRAGMENT  # broken off and run on
         return None
 
-    return _unpaired_closing_quotes(_without(text, sentences, fault))
+    return _without(draft, fault).map(lambda _, s: _quotes_paired(s))
 
 
-def _unpaired_closing_quotes(text: str) -> str:
+def _quotes_paired(line: Line) -> Line:
     """A straight quote mark left after a sentence's reference with none opened before it ("… lesser life
-    [MN 63:2.14].\"") closes nothing a reader can see; one opened and never closed ("states, \"Tireless all night
-    … peaceful sage [MN 131:10.14].") is closed where the quotation ends, before its reference."""
-    lines = []
-    for line in text.splitlines():
-        if line.count('"') % 2:
-            line = _QUOTE_AFTER_REF.sub(r"\1", line, count=1)
-        lines.append(line)
-    out = "\n".join(lines)
-    for sentence in split_sentences(out):
-        piece = sentence.text
-        if piece.count('"') % 2 and (opened := _OPENED.search(piece)):
-            if end := _QUOTE_END.search(piece, opened.end()):
-                out = out.replace(piece, piece[: end.start()] + '"' + piece[end.start():], 1)
-    return out
+    [MN 63:2.14].\"") closes nothing a reader can see: it goes; one opened and never closed ("states, \"Tireless all
+    night … peaceful sage [MN 131:10.14].") is closed where the quotation ends, before its reference."""
+    text = line.written
+    if text.count('"') % 2 == 0:
+        return line
+    if (opened := _OPENED.search(text)) and (end := _QUOTE_END.search(text, opened.end())):
+        return replace(line, written=text[: end.start()] + '"' + text[end.start():])
+    return replace(line, written=_QUOTE_AFTER_REF.sub(r"\1", text, count=1))
 
 
 def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
@@ -158,11 +154,12 @@ def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
     return any(pattern.search(e) for e in evidence)
 
 
-def _without(text: str, sentences: list[Sentence], fault: Callable[[int, Sentence], str | None]) -> str:
-    """`text` without the sentences `fault` names a reason for, in order, each removal logged."""
-    out = text
-    for i, s in enumerate(sentences):
-        if (reason := fault(i, s)) is not None:
-            log.debug("dropped %s: %r", reason, s.plain.strip()[:80])
-            out = out.replace(s.text, "", 1)
-    return tidy_text(out)
+def _without(draft: Draft, fault: Callable[[int, Line], Reason | None]) -> Draft:
+    """The draft with the sentences `fault` names a reason for marked removed, in order, each removal logged."""
+    def judge(i: int, s: Line) -> Line:
+        if (reason := fault(i, s)) is None:
+            return s
+        log.debug("dropped %s: %r", reason.value, s.text.strip()[:80])
+        return s.removed(reason)
+
+    return draft.map(judge)

@@ -1,7 +1,8 @@
-"""Reading the model's raw reply: what reaches the reader and what counts as the answer.
+"""Reading the model's raw reply: what counts as the answer.
 
 The ReAct scratchpad (Thought/Action/Observation) must never reach the reader; a small model leaks it around its
-answer, declines in its own words, or breaks the format altogether. Everything here is text in, text out.
+answer, declines in its own words, or breaks the format altogether. Everything here is text in, text out; nothing
+of the reply is streamed before it is checked, so it is read whole.
 """
 
 from __future__ import annotations
@@ -9,55 +10,6 @@ from __future__ import annotations
 import re
 
 from tools.references import find_citations
-
-
-class AnswerFilter:
-    """Lets through only what the model writes after "Answer:" in the current LLM call: the scratchpad
-    (Thought/Action/Observation) never reaches the user."""
-
-    def __init__(self) -> None:
-        self.emitted = 0
-
-    def reset(self) -> None:
-        self.emitted = 0
-
-    def feed(self, response: str, final: bool = False) -> str:
-        """The new answer text in `response` (all of the call's reply so far); `final` at its end releases what
-        was held back."""
-        at = response.find("Answer:")
-        if at < 0:
-            return ""
-        body = response[at + len("Answer:"):].lstrip()
-        for stop in ("\nThought:", "\nAction:", "\nObservation:"):
-            cut = body.find(stop)
-            if cut >= 0:
-                body = body[:cut]
-        # Hold back a partial "\nThought:" that may still be forming at the end.
-        tail = body.rfind("\n")
-        safe = body if final or tail < 0 or len(body) - tail > 14 else body[:tail]
-        new = safe[self.emitted:]
-        self.emitted = max(self.emitted, len(safe))
-        return new
-
-
-class ProseFilter:
-    """For a reply asked for as plain prose (the fallback answer): a small model may still write the ReAct
-    scratchpad it has seen ("Thought: ... Answer: ..."). Such a reply goes through an AnswerFilter; plain prose
-    through as it comes, cut at a "Thought:" or "Action:" line."""
-
-    _LABELS = ("Thought:", "Answer:")
-
-    def __init__(self) -> None:
-        self._answers = AnswerFilter()
-
-    def feed(self, response: str, final: bool = False) -> str:
-        text = response.lstrip()
-        if not final and any(label.startswith(text) for label in self._LABELS):  # a label may still be forming
-            return ""
-        if not any(text.startswith(label) for label in self._LABELS):
-            text = "Answer: " + text
-        return self._answers.feed(text, final=final)
-
 
 _ABSTAIN = re.compile(
     r"\b(?:i )?(?:do not|don'?t|don’t|cannot|can'?t|can’t|could not|couldn'?t|did not|didn'?t) find "
@@ -78,7 +30,10 @@ def looks_like_abstention(text: str) -> bool:
 
 
 def clean_draft(text: str) -> str:
-    """Remove what a small model leaks around the answer: a second "Thought:", "Answer:" labels, code fences."""
+    """Remove what a small model leaks around the answer: a second "Thought:", "Answer:" labels, code fences. A
+    scratchpad with no answer in it is no answer at all."""
+    if re.match(r"\s*Thought\s*:", text) and "Answer:" not in text:
+        return ""
     text = re.split(r"\n\s*(?:Thought|Action|Action Input|Observation)\s*:", text)[0]
     text = re.sub(r"^\s*(?:Thought:.*?\n)?\s*Answer\s*:\s*", "", text, flags=re.S)
     text = text.replace("```", "")

@@ -44,6 +44,7 @@ from chat.pipeline.agent import (
 from chat.pipeline.answer import (
     Answer,
     AnswerEvent,
+    AnswerSentence,
     Event,
     FinalEvent,
     Resolved,
@@ -52,16 +53,19 @@ from chat.pipeline.answer import (
     TraceStep,
     failed_answer,
 )
-from chat.pipeline.compose import CitationStream, edge_of_text, evidence_only, key_lines, key_windows, map_numbers
+from chat.pipeline.compose import edge_of_text, evidence_only, key_lines, key_windows, map_numbers, quote_text
 from chat.pipeline.conversation import Resolution, people_in, resolve, subject_of
+from chat.pipeline.draft import Draft, parse, render
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
 from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
-from chat.pipeline.reply import AnswerFilter, ProseFilter, clean_draft, looks_like_abstention, salvage
+from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
 from chat.pipeline.select import Selection, focused, library_knows, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
+from chat.providers.calls import ModelCall
+from chat.providers.calls import recording as recording_calls
 from indexing.settings import ScholarSettings
 from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
@@ -69,7 +73,7 @@ from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
 from tools.language.words import fold, tokenize
 from tools.search.query import analyse_query
-from tools.search.windows import closeness, make_window
+from tools.search.windows import EvidenceWindow, closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
 from tools.verification.table_claims import with_table_facts
 
@@ -80,10 +84,20 @@ QA_BUDGET = ToolBudget(k=5, passage_chars=360, windows=4)
 NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4, windows=8, texts=6)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best evidence; below it, and
 MIN_DENSE = 0.45  # ... with no retrieved passage this close in meaning (cosine), the question is declined
+AUTO_CITE_TEXTS = 4  # an uncited sentence is checked against the turn's first texts, those it names first
 RARE_NAME_SHARE = 0.05  # a name in at most this share of passages is the subject, not a word of every text
 
 
 Emit = Callable[[Event | None], None]
+
+
+@dataclass(frozen=True)
+class Decline:
+    """Why a question is declined without the model; `told`: the reason is a sentence for the reader, said after
+    the abstention (else it goes to the log only)."""
+
+    reason: str
+    told: bool = False
 
 
 @dataclass
@@ -99,7 +113,15 @@ class _Turn:
     last_input: list = field(default_factory=list)  # the last LLM call's messages: a cached prefix to reuse
     explained: str = ""  # the model's own checked text, without the quoted key lines: what follow-ups build on
     resolution: Resolution = field(default_factory=lambda: Resolution("first", "no conversation"))
+    calls: list[ModelCall] = field(default_factory=list)  # every model call of the turn, as the providers report it
     selection: Selection = field(default_factory=Selection)  # the lines chosen to answer; its premise, if any
+
+    def stamp(self) -> dict[str, float]:
+        """The timings once the checked answer stands: its first token and the answer's own seconds added."""
+        if self.first_token is not None:
+            self.timings["first_token"] = round(self.first_token, 3)
+        self.timings["answer"] = round(time.perf_counter() - self.started, 3)
+        return dict(self.timings)
 
     def mark(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -152,9 +174,15 @@ class Scholar:
         return asyncio.run(self.aask(question, session_id=session_id, mode=mode))
 
     # ---- the pipeline ----------------------------------------------------------------------------------------
-    async def _produce(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
+    async def _produce(self, turn: _Turn, recorder: TurnRecorder, put: Emit) -> None:
+        def emit(event: Event | None) -> None:
+            if isinstance(event, AnswerEvent | FinalEvent):
+                event.answer.model_calls = list(turn.calls)
+            put(event)
+
         try:
-            await self._run(turn, recorder, emit)
+            with recording_calls() as turn.calls:
+                await self._run(turn, recorder, emit)
         except Exception as exc:  # last line of defence: the user gets an answer object, the log the traceback
             if user_message(exc) is None:
                 log.exception("turn failed")
@@ -173,7 +201,6 @@ class Scholar:
     async def _run(self, turn: _Turn, recorder: TurnRecorder, emit: Emit) -> None:
         memory = self._memory(turn.session_id)
         earlier = await memory.turns() if memory else []
-
         t = time.perf_counter()
         analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
         turn.resolution, plan = resolve(self.library, analysis, earlier, mode=turn.mode)
@@ -187,79 +214,104 @@ class Scholar:
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
         canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
         t = turn.mark("plan", t)
-
         done = await _run_steps(canon, plan.steps)
-        t = turn.mark("retrieve", t)
+        turn.mark("retrieve", t)
         if (table := self._table_answer(turn, recorder, plan, done)) is not None:
             await self._remember(memory, turn, table, plan)
             emit(self._token(turn, table.answer))
             _deliver(emit, table)
             return
 
-        if not turn.question:
-            _deliver(emit, self._abstain(turn, recorder, plan, "Please ask a question."))
-            return
-        # answered without the model: a clear reason to decline, or reading on past the end of a text
-        early = None
-        if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
-            early = self._abstain(turn, recorder, plan, reason)
-        elif plan.follow_up in ("next", "before") and not recorder.evidence:
-            early = self._edge_of_text(turn, recorder, plan, canon)
-        if early is not None:
+        if (early := self._without_model(turn, recorder, plan, canon, done, analysis)) is not None:
             early.resolution = Resolved(**turn.resolution.to_dict())
             await self._remember(memory, turn, early, plan)
             emit(self._token(turn, early.answer))
             _deliver(emit, early)
             return
-
-        # --- the evidence, first: the lines selected to answer (and a premise they contradict) ---
+        # the evidence first, at once; the model's sentences only once they are checked: nothing the reader sees
+        # is withdrawn later
         if plan.mode != "notes":  # notes cover a topic's passages; an answer speaks from the lines that answer
             turn.selection = await select_lines(self.llm, canon, turn.question,
                                                 use_model=self.settings.select_with_model)
         lead = turn.selection.chosen or key_windows(recorder.evidence)
-        shown = key_lines(lead)
         if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
             emit(self._token(turn, note + "\n\n"))
-        if shown:
-            emit(self._token(turn, shown + "\n\n"))
+        if lead:
+            emit(self._token(turn, key_lines(lead)))
             turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
+        writing = TraceStep(tool="write_answer", input={"passages": len(recorder.evidence)})
+        emit(StepEvent(phase="start", step_id="write_answer", step=writing))
+        draft, error = await self._write(turn, recorder, plan, canon, done, recap)
+        t = time.perf_counter()
+        answer = await self._finish(turn, recorder, plan, draft, error, lead)
+        turn.explained = with_premise(answer, turn.selection, self.library.docstore, turn.explained)
+        turn.mark("finish", t)
+        writing.output_summary = f"{len(answer.sentences)} sentences; {len(answer.unsupported_claims)} did not stand"
+        writing.duration_ms = round((time.perf_counter() - t) * 1000 + turn.timings.get("agent", 0) * 1000
+                                    + turn.timings.get("fallback", 0) * 1000, 1)
+        emit(StepEvent(phase="end", step_id="write_answer", step=writing))
+        if answer.answer.startswith(turn.streamed) and (rest := answer.answer[len(turn.streamed):]):
+            emit(self._token(turn, rest))  # the checked sentences below the quotes (else the answer event has all)
+        answer.resolution = Resolved(**turn.resolution.to_dict())
+        await self._remember(memory, turn, answer, plan)
+        answer.timings = turn.stamp()
+        if answer.status != "answered":
+            answer.timings["total"] = turn.timings["answer"]
+            _deliver(emit, answer)
+            return
+        emit(AnswerEvent(answer=answer.model_copy(deep=True)))
+        t = time.perf_counter()
+        premise = turn.selection.premise
+        follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
+                                                      answer.citations, prefix=turn.last_input or None,
+                                                      premise=premise.claim if premise else None,
+                                                      known=library_knows(self.library))
+        log.debug("follow-ups from %s", source)
+        answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
+        turn.timings["followups"] = round(time.perf_counter() - t, 3)
+        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
+        emit(FinalEvent(answer=answer))
 
-        # --- the agent ---
+    def _without_model(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
+                       done: list[tuple[PlannedStep, ToolResult]], analysis) -> Answer | None:
+        """An answer that needs no model: no question, a clear reason to decline, or reading on past the end of a
+        text; else None."""
+        if not turn.question:
+            return self._abstain(turn, recorder, plan)
+        if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
+            return self._abstain(turn, recorder, plan, reason)
+        if plan.follow_up in ("next", "before") and not recorder.evidence:
+            return self._edge_of_text(turn, recorder, plan, canon)
+        return None
+
+    async def _write(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
+                     done: list[tuple[PlannedStep, ToolResult]], recap: str) -> tuple[str | None, str | None]:
+        """The model's draft (its passage numbers not yet mapped) and what went wrong on the way, if anything: the
+        ReAct agent first, then, if it gave no answer, a direct answer from the passages already shown."""
+        t = time.perf_counter()
         draft: str | None = None
         error: str | None = None
         llm = self._bound(self.llm, lambda: react_grammar(list(TOOL_NAMES), len(recorder.evidence),
                                                           notes=plan.mode == "notes"))
         llm = with_max_tokens(llm, NOTES_MAX_TOKENS) if plan.mode == "notes" else llm
-        tools = build_tools(self.library, recorder, canon=canon)
         seed = seed_steps(focused(done, turn.selection, recorder))  # the model reads the selected lines only
-        agent = build_agent(llm, tools, mode=plan.mode, seed=seed, timeout=None)
-        user_msg = load_prompt("turn", question=turn.question,
-                               hints="\n".join(h for h in (plan.hints(), recap, turn.selection.hint(recorder))
-                                               if h)).strip()
-        stream_filter = AnswerFilter()
-        cited = CitationStream(recorder)
+        agent = build_agent(llm, build_tools(self.library, recorder, canon=canon), mode=plan.mode,
+                            seed=seed, timeout=None)
+        hints = (plan.hints(), recap, turn.selection.hint(recorder))
+        user_msg = load_prompt("turn", question=turn.question, hints="\n".join(h for h in hints if h)).strip()
         turn.last_input = []
         last_raw = ""
         resume: list[ChatMessage] | None = None
         try:
-            handler = agent.run(
-                user_msg=user_msg,
-                memory=ChatMemoryBuffer.from_defaults(token_limit=4000,
-                                                      tokenizer_fn=lambda s: s.split()),
-                max_iterations=self.settings.agent_max_steps,
-            )
+            handler = agent.run(user_msg=user_msg, max_iterations=self.settings.agent_max_steps,
+                                memory=ChatMemoryBuffer.from_defaults(token_limit=4000,
+                                                                      tokenizer_fn=lambda s: s.split()))
             async with _halting(handler):
                 async for ev in handler.stream_events():
                     if isinstance(ev, AgentInput):
-                        stream_filter.reset()
                         turn.last_input = list(ev.input)
                     elif isinstance(ev, AgentStream):
                         last_raw = ev.response
-                        new = cited.feed(stream_filter.feed(ev.response))
-                        if new:
-                            emit(self._token(turn, new))
-                if rest := cited.flush():
-                    emit(self._token(turn, rest))
                 result = cast(AgentOutput, await handler)
                 draft = str(result.response.content or "")
                 if turn.last_input:
@@ -278,54 +330,23 @@ class Scholar:
             error = user_message(exc) or f"{type(exc).__name__}: {exc}"
             log.info("agent stopped: %s", error)
         t = turn.mark("agent", t)
-
-        if draft is not None:
-            draft = clean_draft(draft)
-        if not draft:
-            draft = None
-            try:
-                draft = await self._direct_answer(llm, turn, recorder, plan, emit, resume) or None
-            except Exception as exc:
-                error = _with_note(error, user_message(exc) or f"{type(exc).__name__}: {exc}")
-                log.info("direct answer failed too: %s", exc)
-            t = turn.mark("fallback", t)
-
-        # --- checks ---
-        answer = await self._finish(turn, recorder, plan, draft, error, shown, lead)
-        turn.explained = with_premise(answer, turn.selection, self.library.docstore, turn.explained)
-        t = turn.mark("finish", t)
-        if not turn.streamed and answer.answer:
-            emit(self._token(turn, answer.answer))
-        answer.resolution = Resolved(**turn.resolution.to_dict())
-        await self._remember(memory, turn, answer, plan)
-        if turn.first_token is not None:
-            turn.timings["first_token"] = round(turn.first_token, 3)
-        turn.timings["answer"] = round(time.perf_counter() - turn.started, 3)
-        answer.timings = dict(turn.timings)
-        if answer.status != "answered":
-            answer.timings["total"] = turn.timings["answer"]
-            _deliver(emit, answer)
-            return
-        emit(AnswerEvent(answer=answer.model_copy(deep=True)))
-
-        t = time.perf_counter()
-        premise = turn.selection.premise
-        follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
-                                                      answer.citations, prefix=turn.last_input or None,
-                                                      premise=premise.claim if premise else None,
-                                                      known=library_knows(self.library))
-        log.debug("follow-ups from %s", source)
-        answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
-        turn.timings["followups"] = round(time.perf_counter() - t, 3)
-        answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
-        emit(FinalEvent(answer=answer))
+        draft = clean_draft(draft) if draft is not None else None
+        if draft:
+            return draft, error
+        try:
+            draft = await self._direct_answer(turn, recorder, plan, resume) or None
+        except Exception as exc:
+            error = _with_note(error, user_message(exc) or f"{type(exc).__name__}: {exc}")
+            log.info("direct answer failed too: %s", exc)
+        turn.mark("fallback", t)
+        return draft, error
 
     @staticmethod
     def _bound(llm, grammar):
         """The LLM held to a grammar where the provider can do that (llama.cpp); others get the rules as text."""
         return llm.with_grammar(grammar) if hasattr(llm, "with_grammar") else llm
 
-    async def _direct_answer(self, llm, turn: _Turn, recorder: TurnRecorder, plan: Plan, emit: Emit,
+    async def _direct_answer(self, turn: _Turn, recorder: TurnRecorder, plan: Plan,
                              resume: list[ChatMessage] | None = None) -> str:
         """Answer from the evidence already shown, without the ReAct format (the fallback path); the draft, with
         its numbers. `resume`: the agent's last exchange, when it stopped in good order (a repeated call, the step
@@ -347,22 +368,15 @@ class Scholar:
             messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
                         ChatMessage(role=MessageRole.USER, content=user)]
         llm = self._bound(self.llm, lambda: answer_grammar(passages, notes=plan.mode == "notes"))
-        cited = CitationStream(recorder)
         draft = ""
-        stream = await llm.astream_chat(messages)
-        prose = ProseFilter()
-        async for chunk in stream:
+        async for chunk in await llm.astream_chat(messages):
             draft += chunk.delta or ""
-            # a scratchpad the model wrote anyway never reaches the reader; numbers become references as they come
-            if (new := prose.feed(draft)) and (shown := cited.feed(new)):
-                emit(self._token(turn, shown))
-        if rest := cited.feed(prose.feed(draft, final=True)) + cited.flush():
-            emit(self._token(turn, rest))
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=draft)]
-        return clean_draft(draft)
+        return clean_draft(draft)  # without a scratchpad the model wrote anyway
 
     async def _finish(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, draft: str | None,
-                      error: str | None, shown: str, lead: list) -> Answer:
+                      error: str | None, lead: list[EvidenceWindow]) -> Answer:
+        """The draft parsed once, through its passes, rendered once: the checked answer."""
         passages = checks.recorder_passages(recorder)
         base = _answer_fields(turn, recorder, plan)
         if draft is None:
@@ -370,44 +384,53 @@ class Scholar:
                                  "listed below.", error or "the language model gave no answer", passages, **base)
         if looks_like_abstention(draft) or not recorder.evidence:  # nothing was read: nothing can be said
             return self._declined(recorder, ABSTAIN_SENTENCE, base)
-
         t = time.perf_counter()
         cmap = checks.CitationMap(passages, self.library.docstore)
-        verify = self._verifier(recorder)
         text, unknown = map_numbers(draft, recorder)
         if unknown:
             log.info("removed citations to passage numbers never shown: %s", unknown)
-        text, dropped = checks.drop_unretrieved(text, cmap)
-        if dropped:
-            log.info("removed citations to passages not retrieved: %s", dropped)
-        if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
-            main = {w.source for w in lead}
-            text = keeping_to_main_texts(without_asides(tidy_draft(text), turn.question, main), main)
-        text, added = await asyncio.to_thread(checks.auto_cite, text, cmap, verify)
-        checked = await asyncio.to_thread(checks.check_sentences, text, verify)
-        if plan.mode != "notes":
-            checked = checks.without_uncited(checked)
-        body = without_dangling_clauses(checked.text, [w.text for w in recorder.evidence]).strip()
-        if body:
-            final = f"{shown}\n\n{body}" if shown else body
-        elif lead:
-            final = evidence_only(lead, shown)
-        else:
-            return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=checked.unsupported)
-        citations = checks.citations_of(final, cmap)
-        turn.timings["verify"] = round(time.perf_counter() - t, 3)
+        checked = await asyncio.to_thread(self._check, parse(text), cmap, recorder, plan, turn.question, lead)
+        body = render(checked.draft)
         turn.explained = body
-        log.debug("%d citations added, %d narrowed, %d dropped", added, checked.narrowed, len(dropped))
+        turn.timings["verify"] = round(time.perf_counter() - t, 3)
+        claims = checks.unsupported_claims(checked.draft)
+        if not body and not lead:
+            return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=claims)
+        shown = checked.draft.quoted_above([(quote_text(w), w.ref) for w in lead])
+        final = render(shown) if body else evidence_only(lead, key_lines(lead))
         return Answer(
             answer=final,
-            citations=citations,
-            unsupported_claims=checked.unsupported,
+            sentences=[AnswerSentence(text=line.text, origin=line.origin.value, citations=line.refs)
+                       for line in shown.standing],
+            citations=checks.citations_of_refs((c for line in shown.standing for c in line.citations), cmap),
+            unsupported_claims=claims,
             status="answered",
             # nothing of the model's own text stood: the answer is the evidence, unexplained
             confidence=checked.confidence if body else min(checked.confidence, 0.3),
             error=error,
             **base,
         )
+
+    def _check(self, draft: Draft, cmap: checks.CitationMap, recorder: TurnRecorder, plan: Plan, question: str,
+               lead: list[EvidenceWindow]) -> checks.Checked:
+        """The passes, in order: references to nothing retrieved dropped; matters of form; the verifier's
+        judgement, once; uncited sentences; what the removals left dangling."""
+        draft, dropped = checks.drop_unretrieved(draft, cmap)
+        if dropped:
+            log.info("removed citations to passages not retrieved: %s", dropped)
+        if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
+            main = {w.source for w in lead}
+            draft = keeping_to_main_texts(without_asides(tidy_draft(draft), question, main), main)
+        verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
+        # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
+        about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
+        checked = checks.check(draft, lambda sentences, cite_from: with_table_facts(self.library, verifier.verify(
+            sentences, recorder, strict=True, cite_from=cite_from), about), cmap.suttas()[:AUTO_CITE_TEXTS])
+        if plan.mode != "notes":
+            checked.draft = checks.without_uncited(checked.draft)
+        checked.draft = without_dangling_clauses(checked.draft, [w.text for w in recorder.evidence])
+        log.debug("%d citations added, %d narrowed, %d dropped", checked.cited, checked.narrowed, len(dropped))
+        return checked
 
     def _table_answer(self, turn: _Turn, recorder: TurnRecorder, plan: Plan,
                       done: list[tuple[PlannedStep, ToolResult]]) -> Answer | None:
@@ -435,38 +458,29 @@ class Scholar:
         turn.streamed += text
         return TokenEvent(text=text)
 
-    def _verifier(self, recorder: TurnRecorder):
-        verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
-
-        def verify(text: str):
-            # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
-            about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
-            return with_table_facts(self.library, verifier.verify(text, recorder, strict=True), about)
-        return verify
-
     def _nothing_relevant(self, plan: Plan, recorder: TurnRecorder, done: list[tuple[PlannedStep, ToolResult]],
-                          analysis) -> str | None:
+                          analysis) -> Decline | None:
         """A reason to abstain without asking the model, or None. Only clear cases: every named sutta unknown, a
         text the question asks about that the library does not hold (the Lotus Sutra), nothing retrieved, or
         evidence that neither shares the question's distinctive words nor is close to it in meaning."""
         if not plan.steps or plan.follow_up in ("next", "before"):
             return None
         if analysis.unknown_titles and not (plan.sutta_ids or plan.aliases):
-            return (f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
-                    "SuttaCentral's translations).")
+            return Decline(f"The {analysis.unknown_titles[0]} is not among the texts I have (the Pali canon in "
+                           "SuttaCentral's translations).", told=True)
         if plan.scope and any(isinstance(step, LookupStep) and result.evidence for step, result in done):
             return None  # a follow-up: the model judges the lines of the suttas under discussion
         passages = checks.recorder_passages(recorder)
         if not analysis.pinned_docs and (unknown := _unknown_names(plan.question, self.library)):
-            return f"The texts I have never mention {unknown[0]}."
+            return Decline(f"The texts I have never mention {unknown[0]}.", told=True)
         if plan.sutta_ids or plan.aliases:
             lookups = [result for step, result in done if isinstance(step, LookupStep)]
             errors = [result.error for result in lookups if result.error is not None]
             if errors and len(errors) == len(lookups) and not passages:
-                return errors[0]
+                return Decline(errors[0], told=True)  # a tool's error is a sentence for the reader
             return None
         if not passages or not recorder.evidence:
-            return "No passage matched the question."
+            return Decline("No passage matched the question.")
         if analysis.pinned_docs:  # the reader named the text; whatever it holds is for the model to read
             return None
         index = self.library.evidence
@@ -481,7 +495,7 @@ class Scholar:
         log.debug("evidence relevance: words %.2f, meaning %.2f", words, meaning)
         if words < MIN_RELEVANCE and meaning < MIN_DENSE and not _names_met(plan.question, recorder.evidence,
                                                                                 self.library.bm25):
-            return f"The closest passages share too little with the question (overlap {words:.2f})."
+            return Decline(f"The closest passages share too little with the question (overlap {words:.2f}).")
         return None
 
     def _edge_of_text(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools) -> Answer:
@@ -489,25 +503,26 @@ class Scholar:
         or begins. Said, and cited to that passage; asking the model would only invite it to make up a sequel."""
         step = next(s for s in plan.steps if isinstance(s, ExpandStep))
         after = step.after > 0
+        lost = Decline(f"I could not find {step.ref} again to read on from it.")
         try:
             start, end = canon.segments_of(step.ref)
         except ToolError:
-            return self._abstain(turn, recorder, plan, f"I could not find {step.ref} again to read on from it.")
+            return self._abstain(turn, recorder, plan, lost)
         seg_id = end if after else start
         view = self.library.evidence.sutta(seg_id.partition(":")[0])
         at = view.position.get(seg_id) if view is not None else None
         if view is None or at is None:
-            return self._abstain(turn, recorder, plan, f"I could not find {step.ref} again to read on from it.")
+            return self._abstain(turn, recorder, plan, lost)
         window = make_window(view, at, at)
         citations = checks.window_citations(self.library.docstore, [window])
         return Answer(answer=edge_of_text(window, after=after), citations=citations, status="answered",
                       confidence=1.0, follow_ups=fallback_followups(turn.question, citations), error=None,
                       **_answer_fields(turn, recorder, plan, timed=True))
 
-    def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, reason: str) -> Answer:
-        text = ABSTAIN_SENTENCE
-        if reason and reason.startswith(("There is no", "The ")) and "share too little" not in reason:
-            text += " " + reason
+    def _abstain(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, why: Decline | None = None) -> Answer:
+        text = f"{ABSTAIN_SENTENCE} {why.reason}" if why is not None and why.told else ABSTAIN_SENTENCE
+        if why is not None:
+            log.info("declined: %s", why.reason)
         return self._declined(recorder, text, _answer_fields(turn, recorder, plan, timed=True))
 
     def _memory(self, session_id: str | None):

@@ -30,6 +30,8 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 
 from chat.errors import ChatError, LLMUnavailableError
+from chat.providers.calls import ModelCall, record
+from chat.providers.calls import current as current_calls
 from chat.providers.model_files import MODEL_NAME, install_model, is_verified, model_path, model_status
 from indexing.settings import ScholarSettings
 
@@ -204,7 +206,8 @@ class EmbeddedLLM(CustomLLM):
         self._runtime()
 
     # --- generation ---------------------------------------------------------------------------------------
-    def _stream_text(self, prompt: str, **kwargs: Any) -> Iterator[str]:
+    def _stream_text(self, prompt: str, sink: list[ModelCall] | None = None, **kwargs: Any) -> Iterator[str]:
+        """`sink`: where to record the call, for a caller in a thread of its own (else this context's turn)."""
         runtime = self._runtime()
         llama = runtime.llama
         stop = STOP_SEQUENCES + list(kwargs.get("stop") or [])
@@ -258,6 +261,10 @@ class EmbeddedLLM(CustomLLM):
                 stats.decode_seconds = ended - first_at
                 stats.completion_tokens = max(0, llama.n_tokens - len(tokens))
                 self._last_stats = stats
+                record(ModelCall(model=MODEL_NAME, prompt_tokens=stats.prompt_tokens,
+                                 reused_tokens=stats.reused_tokens, output_tokens=stats.completion_tokens,
+                                 seconds=round(ended - started, 3), prompt_seconds=round(stats.prompt_seconds, 3)),
+                       sink)
                 log.debug(
                     "embedded: prompt %d tok (%d reused) %.2fs, %d tok decoded %.2fs",
                     stats.prompt_tokens, stats.reused_tokens, stats.prompt_seconds,
@@ -309,6 +316,7 @@ class EmbeddedLLM(CustomLLM):
         queue: asyncio.Queue = asyncio.Queue()
         cancelled = threading.Event()
         done = object()
+        sink = current_calls()  # the worker thread does not inherit this context: the turn's calls go along
 
         def put(item: object) -> None:
             try:
@@ -318,7 +326,7 @@ class EmbeddedLLM(CustomLLM):
 
         def work() -> None:
             try:
-                for delta in self._stream_text(prompt, **kwargs):
+                for delta in self._stream_text(prompt, sink=sink, **kwargs):
                     if cancelled.is_set():
                         break
                     put(delta)

@@ -32,6 +32,7 @@ from tenacity import (
 )
 
 from chat.errors import LLMUnavailableError
+from chat.providers.calls import ModelCall, record
 from indexing.settings import ScholarSettings
 
 log = logging.getLogger(__name__)
@@ -230,13 +231,25 @@ class OllamaLLM(Ollama):
             ),
         )
 
+    def _recorded(self, response: ChatResponse, started: float) -> ChatResponse:
+        """The call's tokens and seconds recorded for the turn, from Ollama's last chunk (the one marked done)."""
+        raw = response.raw
+        if raw is not None and hasattr(raw, "get") and raw.get("done"):
+            prompt_ns = raw.get("prompt_eval_duration") or 0
+            record(ModelCall(model=self.model, prompt_tokens=int(raw.get("prompt_eval_count") or 0),
+                             output_tokens=int(raw.get("eval_count") or 0),
+                             seconds=round(time.perf_counter() - started, 3),
+                             prompt_seconds=round(prompt_ns / 1e9, 3) if prompt_ns else None))
+        return response
+
     # --- the four entry points; complete/acomplete/... go through these -----------------------------------
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         self._dead.check()
+        started = time.perf_counter()
         try:
             for attempt in Retrying(**self._retry_kwargs()):
                 with attempt:
-                    return super().chat(messages, **dict(kwargs))
+                    return self._recorded(super().chat(messages, **dict(kwargs)), started)
         except _EXPECTED as exc:
             raise self.translate(exc) from exc
         raise AssertionError("unreachable")
@@ -246,6 +259,7 @@ class OllamaLLM(Ollama):
 
         def gen() -> ChatResponseGen:
             self._dead.check()
+            started = time.perf_counter()
             try:
                 # Retry only until the first chunk: once text has reached the user a retry would repeat it.
                 for attempt in Retrying(**self._retry_kwargs()):
@@ -254,8 +268,9 @@ class OllamaLLM(Ollama):
                         first = next(stream, None)
                 if first is None:
                     return
-                yield first
-                yield from stream
+                yield self._recorded(first, started)
+                for chunk in stream:
+                    yield self._recorded(chunk, started)
             except _EXPECTED as exc:
                 raise self.translate(exc) from exc
 
@@ -263,10 +278,11 @@ class OllamaLLM(Ollama):
 
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         self._dead.check()
+        started = time.perf_counter()
         try:
             async for attempt in AsyncRetrying(**self._retry_kwargs()):
                 with attempt:
-                    return await super().achat(messages, **dict(kwargs))
+                    return self._recorded(await super().achat(messages, **dict(kwargs)), started)
         except _EXPECTED as exc:
             raise self.translate(exc) from exc
         raise AssertionError("unreachable")
@@ -280,6 +296,7 @@ class OllamaLLM(Ollama):
 
         async def gen() -> ChatResponseAsyncGen:
             self._dead.check()
+            started = time.perf_counter()
             try:
                 async for attempt in AsyncRetrying(**self._retry_kwargs()):
                     with attempt:
@@ -293,9 +310,9 @@ class OllamaLLM(Ollama):
                 # A reader that stops early (a cancelled turn) must close the HTTP stream now, not when the garbage
                 # collector gets to it: closing it is what makes Ollama stop generating.
                 async with contextlib.aclosing(stream):
-                    yield first
+                    yield self._recorded(first, started)
                     async for chunk in stream:
-                        yield chunk
+                        yield self._recorded(chunk, started)
             except _EXPECTED as exc:
                 raise self.translate(exc) from exc
 

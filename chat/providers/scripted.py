@@ -24,6 +24,7 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 
 from chat.errors import LLMUnavailableError
+from chat.providers.calls import ModelCall, record
 
 ReplyFn = Callable[[list[ChatMessage]], str]
 _PIECE = re.compile(r"\S+\s*|\s+")
@@ -74,10 +75,15 @@ class ScriptedLLM(CustomLLM):
             seen = [m.model_copy() for m in messages]
             self._prompts.append(seen)
             if self.reply_fn is not None:
-                return str(self.reply_fn(seen))
-            if not self.replies:
+                reply = str(self.reply_fn(seen))
+            elif not self.replies:
                 raise LLMUnavailableError(f"the scripted LLM has no reply left for call {len(self._prompts)}")
-            return self.replies.pop(0)
+            else:
+                reply = self.replies.pop(0)
+        # a word for a token: what a turn's trace of model calls looks like, without a model
+        record(ModelCall(model=self.model_name, prompt_tokens=sum(len(str(m.content or "").split()) for m in seen),
+                         output_tokens=len(reply.split())))
+        return reply
 
     @staticmethod
     def _pieces(text: str) -> list[str]:

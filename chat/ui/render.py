@@ -147,8 +147,9 @@ def _with_chips(line: str, refs: set[str]) -> str:
 
 
 def _reason(v: ClaimVerdict) -> str:
-    reason = v.reason or {"unsupported": "the cited passage does not say this", "partial": "only partly supported",
-                          "uncited": "no citation given"}.get(v.verdict, v.verdict)
+    reason = v.reason.rstrip(".") or {"unsupported": "the cited passage does not say this",
+                                      "partial": "only partly supported", "uncited": "no citation given"
+                                      }.get(v.verdict, v.verdict)
     if v.evidence_ref:
         reason += f" (checked against {v.evidence_ref})"
     if v.revised_to == "":
@@ -179,7 +180,7 @@ def follow_up_label(question: str) -> str:
 
 
 # Steps that are not tool calls, named for the reader.
-_STEP_NAMES = {"resolve_question": "Follow-up or new question?"}
+_STEP_NAMES = {"resolve_question": "Follow-up or new question?", "write_answer": "Writing and checking the answer"}
 
 
 def step_name(step: TraceStep) -> str:

@@ -121,6 +121,11 @@ def matches_any(token: str, tokens: frozenset[str] | set[str]) -> bool:
     return _matches(token, tokens, {p for p in map(_prefix, tokens) if p})
 
 
+def matches_segment(token: str, segment: SegmentView) -> bool:
+    """Whether a segment holds the claim's word, as the windows count it."""
+    return _matches(token, segment.tokens, segment.prefixes)
+
+
 def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:
     if token in tokens:
         return True

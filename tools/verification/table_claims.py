@@ -75,13 +75,16 @@ def with_table_facts(library, report, about: list[str] | tuple[str, ...] = ()):
     could not support stands, a claim the table contradicts falls. Other sentences keep their verdicts."""
     from dataclasses import replace
 
+    from tools.verification.verifier import Finding
+
     verdicts = []
     for v in report.verdicts:
         holds = check_table_claim(library, v.sentence, about)
         if holds is True and v.flagged:
             v = replace(v, verdict="supported", reason="a fact of SuttaCentral's table", idle_citations=[],
-                        pointer=False, parts=[])
+                        pointer=False, parts=[], finding=Finding.SUPPORTED)
         elif holds is False and not v.flagged:
-            v = replace(v, verdict="unsupported", reason="SuttaCentral's table says otherwise")
+            v = replace(v, verdict="unsupported", reason="SuttaCentral's table says otherwise",
+                        finding=Finding.NOT_IN_TEXT)
         verdicts.append(v)
     return replace(report, verdicts=verdicts)

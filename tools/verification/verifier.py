@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
 
 from indexing.vocabulary import parse_uid, unit_ord
@@ -34,7 +36,15 @@ from tools.verification.claim_checks import (
     numbers,
     plain_words,
 )
-from tools.verification.evidence import EmbeddingScorer, EvidenceIndex, SuttaView, Window, claim_tokens, segment_exists
+from tools.verification.evidence import (
+    EmbeddingScorer,
+    EvidenceIndex,
+    SuttaView,
+    Window,
+    claim_tokens,
+    matches_segment,
+    segment_exists,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +65,8 @@ JUDGE_MARGIN = 2  # segments on each side of the best window that the judge read
 # 1.7-6 and invented details at most 1 (README, claim verifier).
 RESCUE_MIN_SCORE = 0.4
 RESCUE_PMI = 1.0
+STRICT_REGION = 2  # segments each side of the best window whose words also count for the model's own sentences
+RESCUE_STRICT = False  # whether the model's own sentences (strict) may be rescued too
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
 MIN_CLAIM_TOKENS = 3
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
@@ -76,6 +88,23 @@ _SC_ID = re.compile(r"\b([a-z]{1,4}(?:-\d)?)\s?(\d+(?:\.\d+)?)\b")
 
 
 # ---- results -------------------------------------------------------------------------------------------------
+class Finding(StrEnum):
+    """Why a sentence was judged as it was: what callers branch on (the `reason` beside it is detail for the
+    trace, in the checks' own terms)."""
+
+    SUPPORTED = "supported"
+    NO_CITATION = "no_citation"
+    BAD_CITATION = "bad_citation"  # a reference to no text, or to one this turn did not retrieve
+    NOT_IN_TEXT = "not_in_text"  # the cited lines do not hold its words
+    FOUND_ELSEWHERE = "found_elsewhere"  # ... another text does
+    NAME_DIFFERS = "name_differs"  # a person or place the cited lines do not speak of (here)
+    NUMBER_DIFFERS = "number_differs"
+    NEGATED = "negated"  # the cited lines say the opposite
+    MISQUOTED = "misquoted"  # a quotation not in the text's words
+    JUDGED = "judged"  # the language-model judge: words the passage does not explain
+    POINTER_IDLE = "pointer_idle"  # "This is found in [A], [B]" where some of them do not hold it
+
+
 @dataclass
 class Evidence:
     sutta_id: str
@@ -98,6 +127,7 @@ class PartResult:
     reason: str = ""
     evidence: Evidence | None = None
     missing: list[str] = field(default_factory=list)
+    finding: Finding = Finding.SUPPORTED
     span: tuple[int, int] | None = None  # where the clause sits in the verdict's sentence
 
 
@@ -116,6 +146,10 @@ class Verdict:
     # References (as written) that support nothing in the sentence, though the sentence holds up without them
     idle_citations: list[str] = field(default_factory=list)
     pointer: bool = False  # "This is found in [A], [B]": checked as the sentence before it, cited to each of these
+    finding: Finding = Finding.SUPPORTED
+    index: int = -1  # which of the sentences given to `verify` it judges
+    # an uncited sentence checked against the turn's texts (`verify(cite_from=...)`): the reference that holds it
+    cited_to: str | None = None
 
     @property
     def flagged(self) -> bool:
@@ -134,7 +168,7 @@ class Verdict:
                 "evidence_ref": self.evidence_ref, "evidence_quote": self.evidence_quote, "score": round(self.score, 3),
                 "citations": self.citations, "bad_citations": self.bad_citations,
                 "found_elsewhere": self.found_elsewhere, "judge": self.judge, "idle_citations": self.idle_citations,
-                "pointer": self.pointer}
+                "pointer": self.pointer, "finding": self.finding.value, "cited_to": self.cited_to}
 
 
 @dataclass
@@ -222,34 +256,64 @@ class ClaimVerifier:
         self._sutta_words: dict[str, str] = {}  # a sutta's text as `plain_words`, for quotations
         self._sutta_counts: dict[str, tuple[list[set[tuple[int, str]]], set[tuple[int, str]]]] = {}
 
-    def verify(self, draft: str | list[str], passages: list[Passage] | TurnRecorder | None = None,
-               mode: Mode | None = None, strict: bool = False) -> VerificationReport:
+    def verify(self, draft: str | list[str] | list[Sentence], passages: list[Passage] | TurnRecorder | None = None,
+               mode: Mode | None = None, strict: bool = False, cite_from: Sequence[str] = ()) -> VerificationReport:
         """`strict` is for text the pipeline's own model wrote: support must come from one short window of the
         text, not from words gathered across the sutta (a small model recombines a passage's words into a claim
-        the passage does not make: "the fire goes in the direction of grass and logs")."""
+        the passage does not make: "the fire goes in the direction of grass and logs").
+
+        Sentences given as `Sentence`s are judged as they are (each verdict's `index` says which); `cite_from`
+        names the texts (sutta IDs) an uncited sentence is checked against, those it names in prose first: the
+        first that holds it is its `cited_to`."""
         started = time.perf_counter()
         mode = mode or self.mode
         if mode == "judge" and self.judge is None:
             log.warning("verifier mode judge needs a model that scores tokens; using local checks only")
             mode = "local"
         judge = self.judge if mode == "judge" else None
-        sentences = split_sentences(draft) if isinstance(draft, str) else [s for d in draft for s in split_sentences(d)]
+        if isinstance(draft, str):
+            sentences = split_sentences(draft)
+        else:
+            sentences = [s for d in draft for s in ([d] if isinstance(d, Sentence) else split_sentences(d))]
         retrieved = _retrieved_doc_ids(passages, self.index)
         verdicts, skipped = [], 0
         previous: Sentence | None = None
-        for sentence in sentences:
+        for index, sentence in enumerate(sentences):
             sentence = _drop_preamble(sentence)
             if previous is not None and is_pointer(sentence):
                 verdicts.append(self._verify_pointer(sentence, previous, retrieved))
+                verdicts[-1].index = index
                 continue
             if not is_claim(sentence):
                 skipped += 1
                 continue
             verdict = self._verify_local(sentence, retrieved, judge, strict)
+            if verdict.finding is Finding.NO_CITATION and cite_from:
+                verdict = self._cite(sentence, cite_from, retrieved, judge, strict) or verdict
+            verdict.index = index
             verdicts.append(verdict)
             if claim_tokens(_strip_framing(sentence.plain)):
                 previous = sentence
         return VerificationReport(verdicts, mode, (time.perf_counter() - started) * 1000, skipped)
+
+    def _cite(self, sentence: Sentence, cite_from: Sequence[str], retrieved: set[str] | None, judge,
+              strict: bool) -> Verdict | None:
+        """An uncited sentence judged against each of the turn's texts, those it names in prose first: the first
+        verdict of support, with that text's best reference as `cited_to`; else, for a sentence naming one of them,
+        its verdict against that text; else None."""
+        if len(sentence.plain) < 25:
+            return None
+        named = [s for s in _mentioned(sentence.plain) if s in cite_from]
+        first: Verdict | None = None
+        for sutta_id in named + [s for s in cite_from if s not in named]:
+            refs = find_citations(f"[{sutta_id}]")
+            verdict = self._verify_local(Sentence(sentence.text, refs), retrieved, judge, strict)
+            if verdict.verdict == "supported" and verdict.evidence_ref:
+                verdict.cited_to = verdict.evidence_ref
+                return verdict
+            if first is None and sutta_id in named:
+                first = verdict
+        return first
 
     # ---- local ---------------------------------------------------------------------------------------------
     def _verify_local(self, sentence: Sentence, retrieved: set[str] | None, judge=None,
@@ -257,13 +321,13 @@ class ClaimVerifier:
         plain = sentence.plain
         cited = [c.raw for c in sentence.citations]
         if not sentence.citations:
-            return Verdict(plain, "uncited", "no citation", citations=cited)
+            return Verdict(plain, "uncited", "no citation", citations=cited, finding=Finding.NO_CITATION)
         views, bad = self._valid_citations(sentence.citations, retrieved)
         spans = clause_spans(plain)
         parts = [_part_text(plain, sp) for sp in spans] or [_strip_framing(plain).strip()]
         if not views:
             verdict = Verdict(plain, "unsupported", "hallucinated citation: " + "; ".join(bad), citations=cited,
-                              bad_citations=bad)
+                              bad_citations=bad, finding=Finding.BAD_CITATION)
             self._locate_elsewhere(verdict, parts, set())
             return verdict
         table = self._parallels_claim(plain, views, cited)
@@ -277,10 +341,10 @@ class ClaimVerifier:
         if verdict.verdict == "supported":
             absent = self._absent_from_texts(plain, views)
             if absent:
-                verdict.verdict, verdict.reason = "unsupported", absent
+                verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
-        elif judge is not None and not strict and _rescuable(verdict):
+        elif judge is not None and (RESCUE_STRICT or not strict) and _rescuable(verdict):
             self._rescue(judge, verdict, views)
         if verdict.verdict in ("supported", "partial"):
             # a quotation is the text's own words or nothing, whatever the judge made of the rest: a line "quoted"
@@ -289,13 +353,14 @@ class ClaimVerifier:
             claim = _strip_framing(plain)
             wrong = [misquoted(claim, self._words_of(v)) for v in views]
             if all(wrong):
-                verdict.verdict, verdict.reason = "unsupported", str(wrong[0])
+                verdict.verdict, verdict.reason, verdict.finding = "unsupported", str(wrong[0]), Finding.MISQUOTED
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
             verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
-        if verdict.verdict == "unsupported" and verdict.reason.startswith("not in the cited text"):
+        if verdict.verdict == "unsupported" and verdict.finding is Finding.NOT_IN_TEXT:
             self._locate_elsewhere(verdict, parts, {v.doc.doc_id for v in views})
         if bad and verdict.verdict == "supported":
             verdict.verdict, verdict.reason = "partial", "hallucinated citation: " + "; ".join(bad)
+            verdict.finding = Finding.BAD_CITATION
         elif bad:
             verdict.reason += "; hallucinated citation: " + "; ".join(bad)
         return verdict
@@ -319,20 +384,21 @@ class ClaimVerifier:
             return None
         return Verdict(plain, "supported", "in SuttaCentral's table of parallels", score=1.0, citations=cited)
 
-    def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> str | None:
+    def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> tuple[Finding, str] | None:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
         the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta)."""
         lowercase = frozenset().union(*(v.lowercase for v in views))
         for key, word in names(_strip_framing(sentence), lowercase).items():
             if not any(_name_in_view(key, v) for v in views):
-                return f"the cited text does not mention {word}"
+                return Finding.NAME_DIFFERS, f"the cited text does not mention {word}"
         claimed = numbers(_strip_framing(sentence))
         if claimed:
             said = set().union(*(self._numbers_of(v) for v in views))
             missing = sorted(claimed - said)
             if missing:
-                return f"the cited text has no {missing[0]}"
-            return self._counts_differ(_strip_framing(sentence), views, lowercase)
+                return Finding.NUMBER_DIFFERS, f"the cited text has no {missing[0]}"
+            differ = self._counts_differ(_strip_framing(sentence), views, lowercase)
+            return (Finding.NUMBER_DIFFERS, differ) if differ else None
         return None
 
     def _counts_differ(self, claim: str, views: list[SuttaView], lowercase: frozenset[str]) -> str | None:
@@ -382,7 +448,7 @@ class ClaimVerifier:
         judged = judge.judge(_strip_framing(verdict.sentence), passage, known=known)
         verdict.judge = "judge"
         if not judged.supported:
-            verdict.verdict, verdict.reason = "unsupported", judged.reason
+            verdict.verdict, verdict.reason, verdict.finding = "unsupported", judged.reason, Finding.JUDGED
 
     def _rescue(self, judge, verdict: Verdict, views: list[SuttaView]) -> None:
         """A sentence the lexical checks fail only for words the text does not use is a paraphrase when the
@@ -391,7 +457,7 @@ class ClaimVerifier:
         judged = judge.judge(_strip_framing(verdict.sentence), passage, known=known)
         verdict.judge = "judge"
         if judged.scored and judged.score >= RESCUE_PMI:
-            verdict.verdict, verdict.reason = "supported", ""
+            verdict.verdict, verdict.reason, verdict.finding = "supported", "", Finding.SUPPORTED
 
     def _idle(self, refs: list[CitationRef], parts: list[str], results: list[PartResult],
               views: list[SuttaView]) -> list[str]:
@@ -427,7 +493,8 @@ class ClaimVerifier:
         label: VerdictLabel = "supported" if not idle else "partial" if held else "unsupported"
         reason = "" if not idle else f"points back to \"{_quote(claim, 80)}\", which {', '.join(idle)} does not hold"
         return Verdict(sentence.plain, label, reason, evidence, 1.0 if held else 0.0,
-                       citations=[r.raw for r in sentence.citations], idle_citations=idle, pointer=True)
+                       citations=[r.raw for r in sentence.citations], idle_citations=idle, pointer=True,
+                       finding=Finding.POINTER_IDLE if idle else Finding.SUPPORTED)
 
     def _valid_citations(self, refs: list[CitationRef],
                          retrieved: set[str] | None) -> tuple[list[SuttaView], list[str]]:
@@ -478,7 +545,7 @@ class ClaimVerifier:
         for view in views:
             candidates.extend(self.index.best_windows(view, tokens, weights, top=3))
         if not candidates:
-            return PartResult(text, False, 0.0, "not in the cited text", missing=tokens)
+            return PartResult(text, False, 0.0, "not in the cited text", missing=tokens, finding=Finding.NOT_IN_TEXT)
         candidates.sort(key=lambda w: -w.coverage)
         best = candidates[0]
         score = best.coverage
@@ -492,31 +559,35 @@ class ClaimVerifier:
         evidence = Evidence.of(best, score)
         coverage, missing = self.index.sutta_coverage(view, tokens, weights)
         if score >= CHECK_THRESHOLD:
-            reason = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
-            if reason:
-                return PartResult(text, False, score, reason, evidence, missing)
+            found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
+            if found:
+                return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
         # the sutta has every word of it, it is not invented.
         if strict:  # neither words spread over the sutta nor closeness in meaning is enough
-            supported = best.coverage >= STRICT_SUPPORT
+            supported = best.coverage >= STRICT_SUPPORT or (
+                STRICT_REGION > 0 and _region_coverage(best, tokens, weights, STRICT_REGION) >= STRICT_SUPPORT)
         else:
             supported = score >= SUPPORT_THRESHOLD or (score >= SPREAD_SUPPORT and coverage >= 1 - SPREAD_MISSING)
         if supported:
             return PartResult(text, True, score, "", evidence, missing)
         detail = f" (missing: {', '.join(missing[:5])})" if missing else ""
-        return PartResult(text, False, score, "not in the cited text" + detail, evidence, missing)
+        return PartResult(text, False, score, "not in the cited text" + detail, evidence, missing,
+                          finding=Finding.NOT_IN_TEXT)
 
-    def _consistency(self, text: str, window: Window, view: SuttaView, negation: bool = True) -> str | None:
+    def _consistency(self, text: str, window: Window, view: SuttaView,
+                     negation: bool = True) -> tuple[Finding, str] | None:
         region = window.region(2)
         reason = number_check(text, region)
         if reason:
-            return reason
+            return Finding.NUMBER_DIFFERS, reason
         claim_names = names(text, view.lowercase)
         if claim_names:
             reason = name_check(claim_names, window.region(3), names(window.region(1), view.lowercase))
             if reason:
-                return reason
-        return negation_check(_strip_framing(text), window.text) if negation else None
+                return Finding.NAME_DIFFERS, reason
+        reason = negation_check(_strip_framing(text), window.text) if negation else None
+        return (Finding.NEGATED, reason) if reason else None
 
     def _locate_elsewhere(self, verdict: Verdict, parts: list[str], exclude: set[str]) -> None:
         text = " ".join(parts)
@@ -531,10 +602,10 @@ class ClaimVerifier:
                 return
             verdict.found_elsewhere = best.ref
             verdict.evidence = Evidence.of(best, best.coverage)
-            if verdict.reason.startswith("hallucinated"):
+            if verdict.finding is Finding.BAD_CITATION:
                 verdict.reason += f"; found elsewhere: {best.ref}"
             else:
-                verdict.reason = f"found elsewhere: {best.ref}"
+                verdict.reason, verdict.finding = f"found elsewhere: {best.ref}", Finding.FOUND_ELSEWHERE
 
 
 def _combine(sentence: str, results: list[PartResult]) -> Verdict:
@@ -547,8 +618,9 @@ def _combine(sentence: str, results: list[PartResult]) -> Verdict:
     first_bad = bad[0]
     if ok:
         return Verdict(sentence, "partial", f"{first_bad.reason} (in: \"{_quote(first_bad.text, 80)}\")",
-                       first_bad.evidence or ok[0].evidence, score, parts=results)
-    return Verdict(sentence, "unsupported", first_bad.reason, first_bad.evidence, score, parts=results)
+                       first_bad.evidence or ok[0].evidence, score, parts=results, finding=first_bad.finding)
+    return Verdict(sentence, "unsupported", first_bad.reason, first_bad.evidence, score, parts=results,
+                   finding=first_bad.finding)
 
 
 def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
@@ -618,15 +690,34 @@ def is_claim(sentence: Sentence) -> bool:
     return bool(sentence.citations) or len(claim_tokens(plain)) >= MIN_CLAIM_TOKENS
 
 
+def _mentioned(text: str) -> list[str]:
+    """The sutta IDs a sentence names in prose ("The discourse is MN 86"), in order."""
+    out: list[str] = []
+    for m in MENTION.finditer(text):
+        refs = find_citations(f"[{m.group(0)}]")
+        sutta_id = refs[0].sutta_id if refs and refs[0].ok else None
+        if sutta_id is not None and sutta_id not in out:
+            out.append(sutta_id)
+    return out
+
+
 def _name_in_view(key: str, view: SuttaView) -> bool:
     # inflected forms (Sāriputta's, Kosalans) share a stem with the text's own spelling
     stem = key[: max(4, len(key) - 2)]
     return any(t.startswith(stem) for t in view.tokens) or stem in fold(f"{view.doc.title} {view.doc.title_pali}")
 
 
+def _region_coverage(window: Window, tokens: list[str], weights: dict[str, float], margin: int) -> float:
+    """The claim's weighted words found in its best window and the `margin` segments each side of it: a
+    paraphrase of one passage gathers its points from a few neighbouring lines, not from across the text."""
+    segments = window.sutta.segments[max(0, window.lo - margin): window.hi + margin + 1]
+    total = sum(weights[t] for t in tokens) or 1.0
+    return sum(weights[t] for t in tokens if any(matches_segment(t, s) for s in segments)) / total
+
+
 def _rescuable(verdict: Verdict) -> bool:
     return (verdict.verdict == "unsupported" and verdict.score >= RESCUE_MIN_SCORE and not verdict.bad_citations
-            and not verdict.found_elsewhere and verdict.reason.startswith("not in the cited text"))
+            and not verdict.found_elsewhere and verdict.finding is Finding.NOT_IN_TEXT)
 
 
 def _judge_passage(index: EvidenceIndex, sentence: str, views: list[SuttaView]) -> tuple[str, set[str]]:
