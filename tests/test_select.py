@@ -174,6 +174,10 @@ async def test_the_answer_opens_with_the_premise_and_no_follow_up_restates_it(ba
                                 "with the saw would be following his instructions?")
     assert answer.status == "answered"
     assert answer.answer.startswith("The texts I have do not say that someone with a malevolent thought")
+    # the note is the answer's own sentence, first among them, citing the line it corrects the premise with
+    first = answer.sentences[0]
+    assert first.origin == "model" and first.text.startswith("The texts I have do not say") and first.citations
+    assert "[" not in first.text
     assert any(c.sutta_id == "MN 21" for c in answer.citations)
     assert not any("be following the instructions" in q for q in answer.follow_ups)
     assert "What should a mendicant do with a malevolent thought?" in answer.follow_ups

@@ -78,8 +78,8 @@ def test_render_lists_the_removed_sentence_with_its_reason_below_a_clean_answer(
     assert notes.startswith(" **Not supported by the cited passages**")
     assert f"“{UNSUPPORTED}.” — The cited lines do not say this; removed from the answer" in notes
     assert "missing" not in notes  # never the checks' stemmed words
-    # citations stay as plain text names (Chainlit links element names), escaped brackets around them
-    assert "\\[SN 35.28:1.3\\]" in md
+    # citations stay as plain text names (Chainlit links element names, a chip each), without brackets around them
+    assert "burning SN 35.28:1.3." in md and "[SN 35.28:1.3]" not in md.replace("\\", "")
     assert "**Sources:** SN 35.28:1.3–2.1 · SN 35.28:1.3" in md  # the quoted evidence, then the answer's own
 
 

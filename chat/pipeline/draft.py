@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from tools.language.sentences import Sentence, split_sentences
+from tools.language.sentences import Sentence, final_stop, split_sentences
 from tools.references import BRACKET, CitationRef, find_citations, looks_like_citation, parse_bracket, strip_citations
 
 
@@ -180,13 +180,12 @@ def with_refs(text: str, refs: Iterable[str]) -> str:
     body = text.rstrip()
     if body.endswith(("”", "’", '"', "'")):
         return f"{body} {bracket}"
-    m = _END.search(body)
+    m = final_stop(body)
     if m:
         return f"{body[:m.start()]} {bracket}{body[m.start():]}"
     return f"{body} {bracket}"
 
 
-_END = re.compile(r"[.!?…]+[”’\"')]*$")
 _MARKUP = re.compile(r"^\s*((?:[-*•]|\d+[.)]|#+|>)\s+)?")
 
 

@@ -300,9 +300,14 @@ def with_premise(answer, selection: Selection, docstore, explained: str) -> str:
     note = selection.lead_text()
     if not note or answer.status == "failed" or selection.premise is None:
         return explained
+    from chat.pipeline.answer import AnswerSentence
     from chat.pipeline.checks import window_citations
+    from tools.references import strip_citations
 
     answer.answer = f"{note}\n\n{answer.answer}"
+    # the note is the answer's own sentence (it says what the line shows), not a quotation of the passage
+    answer.sentences = [AnswerSentence(text=strip_citations(note), origin="model", citations=[selection.premise.ref]),
+                        *answer.sentences]
     if not any(c.ref == selection.premise.ref for c in answer.citations):
         answer.citations = [*window_citations(docstore, [selection.premise.window]), *answer.citations]
     return f"{note} {explained}".strip()
