@@ -71,3 +71,16 @@ class FakeEmbedding(BaseEmbedding):
 
 def passages_of(store: DocStore, *uids: str) -> list[Passage]:
     return [Passage.from_chunk(c) for uid in uids for c in store.chunks_of(uid)]
+
+
+def tiny_library(base, tree):
+    """A Library over `tree`, ingested into `base`/index with the fake embedder: the tiny index tests read."""
+    from indexing.pipeline import ingest
+    from indexing.settings import ScholarSettings
+    from tools.library import Library
+
+    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
+                               nicknames_csv=base / "none.csv", chroma_url=None)
+    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
+    ingest(settings, [tree], embed_model=embed, progress=False)
+    return Library.open(settings, embed_model=embed)

@@ -5,29 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from indexing.pipeline import ingest
-from indexing.settings import ScholarSettings
 from tools.errors import ToolError, UnknownReferenceError
 from tools.function_tools import CanonTools
-from tools.library import Library
 from tools.search.query import analyse_query
 from tools.search.retriever import search
 from tools.texts.lookup import lookup
 from tools.turn import TurnRecorder
 
 from corpus import write_canon_corpus
-from fakes import FakeEmbedding
+from fakes import tiny_library
 
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     base = tmp_path_factory.mktemp("canon-tools")
     tree = write_canon_corpus(base / "corpus")
-    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
-                               nicknames_csv=base / "none.csv", chroma_url=None)
-    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
-    ingest(settings, [tree], embed_model=embed, progress=False)
-    return Library.open(settings, embed_model=embed)
+    return tiny_library(base, tree)
 
 
 @pytest.mark.parametrize("text, sutta_id, doc_id", [

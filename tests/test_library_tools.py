@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexing.pipeline import ingest
-from indexing.settings import ScholarSettings
 from tools.function_tools import TOOL_NAMES, CanonTools, build_tools
-from tools.library import Library
 from tools.references import ordinal_reference
 from tools.texts.parallels import sc_id, scope_of
 from tools.texts.rules import stem
@@ -17,7 +14,7 @@ from tools.texts.side_by_side import asks_for_translations, translators_named
 from tools.turn import TurnRecorder
 
 from corpus import _dump, write_canon_corpus
-from fakes import FakeEmbedding
+from fakes import tiny_library
 
 _VB = "translation/en/brahmali/vinaya/pli-tv-bu-vb"
 
@@ -64,11 +61,7 @@ def write_library_corpus(root):
 def lib(tmp_path_factory):
     base = tmp_path_factory.mktemp("library-tools")
     tree = write_library_corpus(base / "corpus")
-    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
-                               nicknames_csv=base / "none.csv", chroma_url=None)
-    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
-    ingest(settings, [tree], embed_model=embed, progress=False)
-    return Library.open(settings, embed_model=embed)
+    return tiny_library(base, tree)
 
 
 def _canon(lib) -> CanonTools:

@@ -18,23 +18,16 @@ from chat.ui.reader import (
     suttacentral_url,
 )
 from chat.ui.sources import citation_panel
-from indexing.pipeline import ingest
-from indexing.settings import ScholarSettings
-from tools.library import Library
 
 from corpus import write_canon_corpus
-from fakes import FakeEmbedding
+from fakes import tiny_library
 
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     base = tmp_path_factory.mktemp("reader")
     tree = write_canon_corpus(base / "corpus")
-    settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
-                               nicknames_csv=base / "none.csv", chroma_url=None)
-    embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
-    ingest(settings, [tree], embed_model=embed, progress=False)
-    return Library.open(settings, embed_model=embed)
+    return tiny_library(base, tree)
 
 
 def _segments(lib, doc_id):
