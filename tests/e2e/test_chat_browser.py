@@ -144,8 +144,10 @@ def test_ask_stream_cite_steps_follow_up_trace(chat_url):
         answer = page.locator(ANSWER).filter(has=page.locator("a.element-link")).first
         expect(answer).to_be_visible(timeout=180_000)
         page.screenshot(path=str(ARTIFACTS / "e2e-1-answer.png"))
-        # it streamed: the socket carried the answer token by token before the final message
-        assert sum('"stream_token"' in f for f in frames) >= 3, "the answer was not streamed"
+        # it streamed: the socket carried the quoted evidence before the final message (the model's sentences
+        # follow only once checked, so nothing shown is withdrawn)
+        streamed = [f for f in frames if '"stream_token"' in f]
+        assert streamed and any("burning" in f.lower() for f in streamed), "the evidence was not streamed first"
         text = answer.inner_text()
         assert "SN 35.28" in text and "Sources:" in text
 
