@@ -216,29 +216,13 @@ class Scholar:
         t = turn.mark("plan", t)
         done = await _run_steps(canon, plan.steps)
         turn.mark("retrieve", t)
-        if (table := self._table_answer(turn, recorder, plan, done)) is not None:
-            await self._remember(memory, turn, table, plan)
-            emit(self._token(turn, table.answer))
-            _deliver(emit, table)
-            return
-
         if (early := self._without_model(turn, recorder, plan, canon, done, analysis)) is not None:
             early.resolution = Resolved(**turn.resolution.to_dict())
             await self._remember(memory, turn, early, plan)
             emit(self._token(turn, early.answer))
             _deliver(emit, early)
             return
-        # the evidence first, at once; the model's sentences only once they are checked: nothing the reader sees
-        # is withdrawn later
-        if plan.mode != "notes":  # notes cover a topic's passages; an answer speaks from the lines that answer
-            turn.selection = await select_lines(self.llm, canon, turn.question,
-                                                use_model=self.settings.select_with_model)
-        lead = turn.selection.chosen or key_windows(recorder.evidence)
-        if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
-            emit(self._token(turn, note + "\n\n"))
-        if lead:
-            emit(self._token(turn, key_lines(lead)))
-            turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
+        lead = await self._lead(turn, recorder, plan, canon, emit)
         writing = TraceStep(tool="write_answer", input={"passages": len(recorder.evidence)})
         emit(StepEvent(phase="start", step_id="write_answer", step=writing))
         draft, error = await self._write(turn, recorder, plan, canon, done, recap)
@@ -260,6 +244,26 @@ class Scholar:
             _deliver(emit, answer)
             return
         emit(AnswerEvent(answer=answer.model_copy(deep=True)))
+        await self._follow_ups(turn, answer)
+        emit(FinalEvent(answer=answer))
+
+    async def _lead(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
+                    emit: Emit) -> list[EvidenceWindow]:
+        """The lines that answer, chosen and streamed at once (after a note on a premise they contradict): the
+        evidence comes first and the model's sentences only once checked, so nothing the reader sees is withdrawn."""
+        if plan.mode != "notes":  # notes cover a topic's passages; an answer speaks from the lines that answer
+            turn.selection = await select_lines(self.llm, canon, turn.question,
+                                                use_model=self.settings.select_with_model)
+        lead = turn.selection.chosen or key_windows(recorder.evidence)
+        if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
+            emit(self._token(turn, note + "\n\n"))
+        if lead:
+            emit(self._token(turn, key_lines(lead)))
+            turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
+        return lead
+
+    async def _follow_ups(self, turn: _Turn, answer: Answer) -> None:
+        """Two or three questions to go further (the model's, filtered; else built from the citations)."""
         t = time.perf_counter()
         premise = turn.selection.premise
         follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
@@ -270,12 +274,13 @@ class Scholar:
         answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
         turn.timings["followups"] = round(time.perf_counter() - t, 3)
         answer.timings = {**turn.timings, "total": round(time.perf_counter() - turn.started, 3)}
-        emit(FinalEvent(answer=answer))
 
     def _without_model(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
                        done: list[tuple[PlannedStep, ToolResult]], analysis) -> Answer | None:
         """An answer that needs no model: no question, a clear reason to decline, or reading on past the end of a
-        text; else None."""
+        text, or a question one of the library's tables answers; else None."""
+        if (table := self._table_answer(turn, recorder, plan, done)) is not None:
+            return table
         if not turn.question:
             return self._abstain(turn, recorder, plan)
         if (reason := self._nothing_relevant(plan, recorder, done, analysis)) is not None:
