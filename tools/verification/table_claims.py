@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from tools.errors import ToolError
 from tools.language.words import fold
 from tools.references import asks_for_parallels, find_references
 
@@ -44,7 +45,7 @@ def _parallels_claim(library, sentence: str, about) -> bool | None:
     for subject in subjects:
         try:
             found = lookup(library, subject)
-        except Exception:  # an unknown text: nothing the table can say about it
+        except ToolError:  # an unknown text or no reference: nothing the table can say about it
             continue
         table |= {p.sutta_id if p.in_library else sc_id(p.uid or p.sutta_id) for p in found.parallels}
         table.add(subject)
