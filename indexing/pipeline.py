@@ -132,7 +132,11 @@ def ingest(
                     models.append(build_embed_model(settings))
                 return models[0]
 
-            embed_missing(settings, indexes, get_model, report, progress)
+            made = embed_missing(settings, indexes.docstore, indexes.chroma, get_model, progress)
+            report.chunks_embedded, report.embed_seconds = made.chunks_embedded, made.embed_seconds
+            report.chroma_seconds += made.chroma_seconds
+            report.cards_embedded, report.cards_embed_seconds = made.cards_embedded, made.cards_embed_seconds
+            report.cards_seconds += made.cards_seconds
         report.seconds = time.perf_counter() - started
         indexes.docstore.set_info("last_ingest", {"at": now(), "summary": report.summary()})
         log.info("ingest: %s", report.summary())

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tqdm import tqdm
@@ -24,11 +25,11 @@ from indexing.embeddings import embed_texts
 from indexing.models import Chunk
 from indexing.progress import SemanticProgress, read_progress, write_progress
 from indexing.stores.chroma_store import ChromaStore
+from indexing.stores.docstore import DocStore
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from indexing.pipeline import Indexes, IngestReport
     from indexing.settings import ScholarSettings
 
 log = logging.getLogger(__name__)
@@ -38,14 +39,25 @@ log = logging.getLogger(__name__)
 EMBED_GROUP_CHUNKS = 512
 
 
-def embed_missing(settings: ScholarSettings, indexes: Indexes, get_model: Callable[[], BaseEmbedding],
-                  report: IngestReport, progress: bool) -> None:
+@dataclass
+class SemanticReport:
+    chunks_embedded: int = 0
+    embed_seconds: float = 0.0  # the model, for chunks
+    chroma_seconds: float = 0.0
+    cards_embedded: int = 0
+    cards_seconds: float = 0.0
+    cards_embed_seconds: float = 0.0
+
+
+def embed_missing(settings: ScholarSettings, docstore: DocStore, chroma: ChromaStore,
+                  get_model: Callable[[], BaseEmbedding], progress: bool) -> SemanticReport:
     """Embed the owed chunk and card vectors. A no-op (nothing owed) costs two counts and no model."""
-    store = indexes.docstore
+    report = SemanticReport()
+    store = docstore
     total = store.chunk_count()
     owed: list[Chunk] = []
-    if indexes.chroma.count() != total:
-        have = indexes.chroma.ids()
+    if chroma.count() != total:
+        have = chroma.ids()
         owed = sorted((c for c in store.iter_chunks() if c.chunk_id not in have), key=_order)
     cards = load_cards(cards_dir(settings))
     card_vectors = ChromaStore(settings.index_dir / "chroma", card_collection(settings), settings.chroma_url)
@@ -62,7 +74,7 @@ def embed_missing(settings: ScholarSettings, indexes: Indexes, get_model: Callab
     if not owed and cards_marker:
         record.state = "complete"
         write_progress(settings.index_dir, record)
-        return
+        return report
 
     write_progress(settings.index_dir, record)
     started, made = time.perf_counter(), 0
@@ -79,13 +91,14 @@ def embed_missing(settings: ScholarSettings, indexes: Indexes, get_model: Callab
 
     if owed:
         log.info("embedding %d chunks (%d already have vectors)", len(owed), total - len(owed))
-        _embed_chunks(indexes, get_model(), owed, report, progress, lambda n: stored(n, "chunks"))
+        _embed_chunks(chroma, get_model(), owed, report, progress, lambda n: stored(n, "chunks"))
     cards_report = refresh_cards(settings, store, get_model, docs_changed=False,
                                  on_vectors=lambda n: stored(n, "cards"))
     report.cards_embedded, report.cards_embed_seconds = cards_report.embedded, cards_report.embed_seconds
-    report.cards_seconds += cards_report.seconds
+    report.cards_seconds = cards_report.seconds
     record.chunks_done, record.cards_done, record.state = total, cards_total, "complete"
     write_progress(settings.index_dir, record)
+    return report
 
 
 def _order(chunk: Chunk) -> tuple:
@@ -94,7 +107,7 @@ def _order(chunk: Chunk) -> tuple:
             chunk.chunk_id)
 
 
-def _embed_chunks(indexes: Indexes, model: BaseEmbedding, owed: list[Chunk], report: IngestReport,
+def _embed_chunks(chroma: ChromaStore, model: BaseEmbedding, owed: list[Chunk], report: SemanticReport,
                   progress: bool, on_group: Callable[[int], None]) -> None:
     # In a log file (CI, redirected output) every redraw is a new line: redraw rarely there.
     interval = 0.5 if sys.stderr.isatty() else 30.0
@@ -105,7 +118,7 @@ def _embed_chunks(indexes: Indexes, model: BaseEmbedding, owed: list[Chunk], rep
             t0 = time.perf_counter()
             vectors = embed_texts(model, [c.embedding_text() for c in group], bar.update)
             t1 = time.perf_counter()
-            indexes.chroma.upsert(group, vectors)
+            chroma.upsert(group, vectors)
             report.embed_seconds += t1 - t0
             report.chroma_seconds += time.perf_counter() - t1
             report.chunks_embedded += len(group)

@@ -359,13 +359,19 @@ def run_server(args, settings: ScholarSettings) -> int:
     """`scholar serve`: the API alone, under uvicorn."""
     import uvicorn
 
-    runtime = Runtime(settings)
-    app = create_app(runtime)
-    log.info("opening the index at %s", settings.index_dir)
-    # Loading up front makes the first request fast and a missing index an immediate, readable error.
-    runtime.library()
-    log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
-    uvicorn.Server(server_config(app, args.host, args.port, settings)).run()
+    from chat import first_run
+
+    embedder = first_run.lexical_then_background(settings) if getattr(args, "ingest", False) else None
+    try:
+        runtime = Runtime(settings)
+        app = create_app(runtime)
+        log.info("opening the index at %s", settings.index_dir)
+        # Loading up front makes the first request fast and a missing index an immediate, readable error.
+        runtime.library()
+        log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
+        uvicorn.Server(server_config(app, args.host, args.port, settings)).run()
+    finally:
+        first_run.stop(embedder)
     return 0
 
 
