@@ -255,9 +255,10 @@ def _stored_digests(vectors: ChromaStore) -> dict[str, str]:
         offset += page
 
 
-def _inputs_fingerprint(settings: ScholarSettings, name_files: list[Path]) -> str:
+def _inputs_fingerprint(settings: ScholarSettings, name_files: list[Path], text_only: bool = False) -> str:
     # the tables' contents, not their paths: the same index opened from another checkout is still up to date
-    h = hashlib.sha1(f"{CARD_VERSION}\n{embed_model_name(settings)}".encode())
+    model = "" if text_only else embed_model_name(settings)
+    h = hashlib.sha1(f"{CARD_VERSION}\n{model}".encode())
     for path in name_files:
         h.update(Path(path).read_bytes() if path and Path(path).exists() else b"\0absent")
         h.update(b"\0")
@@ -295,6 +296,15 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     marker = directory / "inputs.json"
     vectors = open_card_vectors(settings)
     bm25 = BM25Store(directory / "bm25")
+    # the text side alone depends on the documents, the name tables and the card version, not on the model
+    text_marker, text_print = directory / "text.json", _inputs_fingerprint(settings, name_files, text_only=True)
+    if not embed and not docs_changed and bm25.stored_tokenizer() == TOKENIZER_ID and text_marker.exists() \
+            and (directory / "cards.json").exists():
+        recorded = json.loads(text_marker.read_text())
+        if recorded.get("fingerprint") == text_print:
+            report.cards = recorded.get("cards", 0)
+            report.seconds = time.perf_counter() - started
+            return report
     if not docs_changed and marker.exists() and bm25.stored_tokenizer() == TOKENIZER_ID:
         recorded = json.loads(marker.read_text())
         if recorded.get("fingerprint") == fingerprint and 2 * recorded.get("cards", -1) == vectors.count():
@@ -351,6 +361,7 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
         bm25.build([(c.doc_id, c.bm25_text()) for c in cards])
         bm25.save()
         report.bm25_rebuilt = True
+    text_marker.write_text(json.dumps({"fingerprint": text_print, "cards": len(cards)}))
     # the marker lets the next run skip all this: written only once every vector is in, and gone while one is
     # missing, so a run stopped before the vectors are done is finished by the next, whatever else changed
     if not report.pending:

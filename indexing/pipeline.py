@@ -212,11 +212,11 @@ def _lexical(settings: ScholarSettings, paths: list[Path] | None, indexes: Index
         _reconcile(indexes, report)
         _rebuild_bm25(indexes, report)
         report.bm25_rebuilt = True
-    store.set_info(DIRTY_KEY, False)
     # The cards' text and BM25 now; their vectors are the semantic phase's. No model is needed for this.
     cards = refresh_cards(settings, store, lambda: build_embed_model(settings),
                           docs_changed=bool(todo or gone or dirty), embed=False)
     report.cards_seconds = cards.seconds
+    store.set_info(DIRTY_KEY, False)  # after the cards: a run stopped before them redoes them
     return settings
 
 

@@ -211,3 +211,16 @@ def test_health_says_how_far_the_semantic_index_is(first_run, small_groups):
     body = client.get("/api/health").json()
     assert body["index"]["semantic"]["complete"] and body["index"]["semantic"]["summary"] == "semantic search: ready"
     assert json.dumps(body).count("semantic search") == 1
+
+
+def test_restarting_before_the_vectors_are_done_does_not_rebuild_the_cards(first_run, small_groups, monkeypatch):
+    from indexing import cards
+
+    _interrupted(first_run, groups=1)
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the cards' text is up to date: a lexical phase with nothing changed must not rebuild it")
+
+    monkeypatch.setattr(cards, "build_cards", no_build)
+    again = _ingest(first_run, semantic=False)
+    assert again.files_ingested == 0 and (first_run.index_dir / "cards" / "cards.json").exists()
