@@ -27,7 +27,8 @@ from indexing.lock import ingest_lock
 from indexing.models import Chunk, SourceDocument
 from indexing.pali_index import needs_rebuild as pali_needs_rebuild
 from indexing.pali_index import rebuild_pali_index
-from indexing.semantic import embed_missing
+from indexing.progress import write_progress
+from indexing.semantic import current_progress, embed_missing
 from indexing.settings import ScholarSettings
 from indexing.sources.parallels import parallels_rows, read_parallels, table_for, table_hash
 from indexing.sources.router import Reader, content_hash, discover
@@ -137,6 +138,8 @@ def ingest(
             report.chroma_seconds += made.chroma_seconds
             report.cards_embedded, report.cards_embed_seconds = made.cards_embedded, made.cards_embed_seconds
             report.cards_seconds += made.cards_seconds
+        else:  # how far the vectors are, for the chat and health until a run embeds them
+            write_progress(settings.index_dir, current_progress(settings, indexes.docstore, indexes.chroma))
         report.seconds = time.perf_counter() - started
         indexes.docstore.set_info("last_ingest", {"at": now(), "summary": report.summary()})
         log.info("ingest: %s", report.summary())

@@ -10,6 +10,7 @@ with the same vectors. After every group the progress record (indexing/progress.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
-from indexing.cards import card_collection, cards_dir, load_cards, refresh_cards
+from indexing.cards import cards_dir, load_cards, open_card_vectors, refresh_cards
 from indexing.embeddings import embed_texts
 from indexing.models import Chunk
 from indexing.progress import SemanticProgress, read_progress, write_progress
@@ -49,6 +50,27 @@ class SemanticReport:
     cards_embed_seconds: float = 0.0
 
 
+def current_progress(settings: ScholarSettings, docstore: DocStore, chroma: ChromaStore,
+                     owed: int | None = None) -> SemanticProgress:
+    """The progress record as the stores stand (`owed`: the passages known to lack a vector). Card vectors count
+    as done when the cards' marker says they are complete; otherwise by their number, which the cards' own refresh
+    makes exact (a changed card's old vector counts until it is embedded again)."""
+    total = docstore.chunk_count()
+    done = total - owed if owed is not None else min(total, chroma.count())
+    marker = cards_dir(settings) / "inputs.json"
+    if marker.exists():
+        cards_total = 2 * int(json.loads(marker.read_text()).get("cards", 0))
+        cards_done = cards_total
+    else:
+        cards_total = 2 * len(load_cards(cards_dir(settings)))
+        cards_done = min(cards_total, open_card_vectors(settings).count())
+    previous = read_progress(settings.index_dir)
+    record = SemanticProgress(chunks_done=done, chunks_total=total, cards_done=cards_done, cards_total=cards_total,
+                              rate=previous.rate if previous else 0.0)
+    record.state = "complete" if record.complete else "embedding"
+    return record
+
+
 def embed_missing(settings: ScholarSettings, docstore: DocStore, chroma: ChromaStore,
                   get_model: Callable[[], BaseEmbedding], progress: bool) -> SemanticReport:
     """Embed the owed chunk and card vectors. A no-op (nothing owed) costs two counts and no model."""
@@ -59,22 +81,12 @@ def embed_missing(settings: ScholarSettings, docstore: DocStore, chroma: ChromaS
     if chroma.count() != total:
         have = chroma.ids()
         owed = sorted((c for c in store.iter_chunks() if c.chunk_id not in have), key=_order)
-    cards = load_cards(cards_dir(settings))
-    card_vectors = ChromaStore(settings.index_dir / "chroma", card_collection(settings), settings.chroma_url)
-    cards_total = 2 * len(cards)
-    cards_marker = (cards_dir(settings) / "inputs.json").exists()
-    # The cards' exact count of owed vectors is known only by reading their digests; the count stands in for
-    # the progress record and the cards' own refresh finds the rest.
-    cards_done = cards_total if cards_marker else min(cards_total, card_vectors.count())
-    previous = read_progress(settings.index_dir)
-    record = SemanticProgress(
-        chunks_done=total - len(owed), chunks_total=total, cards_done=cards_done, cards_total=cards_total,
-        rate=previous.rate if previous else 0.0, pid=os.getpid(), state="embedding",
-    )
-    if not owed and cards_marker:
-        record.state = "complete"
+    record = current_progress(settings, store, chroma, owed=len(owed))
+    cards_total = record.cards_total
+    if record.complete:
         write_progress(settings.index_dir, record)
         return report
+    record.pid = os.getpid()
 
     write_progress(settings.index_dir, record)
     started, made = time.perf_counter(), 0

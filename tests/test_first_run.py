@@ -77,6 +77,10 @@ def _interrupted(settings, groups: int):
 def test_the_lexical_phase_alone_embeds_nothing_and_search_answers_by_keywords(first_run):
     report = _ingest(first_run, embed_model=_embed(fail_after=0), semantic=False)  # any embedding would raise
     assert report.chunks_written > 0 and report.chunks_embedded == 0
+    record = read_progress(first_run.index_dir)  # what the chat says until an ingest embeds
+    assert (record.chunks_done, record.cards_done, record.running) == (0, 0, False)
+    assert record.chunks_total == report.chunks_written and record.cards_total > 0
+    assert record.describe().startswith("semantic search: 0% (paused")
     library = Library.open(first_run, embed_model=_embed())
     assert library.dense_ready and library.chroma.count() == 0
 
