@@ -228,3 +228,46 @@ def test_restarting_before_the_vectors_are_done_does_not_rebuild_the_cards(first
     monkeypatch.setattr(cards, "build_cards", no_build)
     again = _ingest(first_run, semantic=False)
     assert again.files_ingested == 0 and (first_run.index_dir / "cards" / "cards.json").exists()
+
+
+# ---- `scholar chat --ingest` ---------------------------------------------------------------------------------------
+def test_the_server_starts_after_the_lexical_phase_with_the_vectors_left_to_a_child(first_run, monkeypatch):
+    from chat import first_run as launcher
+
+    started = []
+
+    class Child:
+        pid = 4242
+
+        def __init__(self, cmd, **kwargs):
+            # the lexical index is complete before the embedding process is even started
+            assert (first_run.index_dir / "docstore.sqlite").exists() and (first_run.index_dir / "bm25").exists()
+            started.append((cmd, kwargs))
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(launcher.subprocess, "Popen", Child)
+    monkeypatch.setattr(pipeline, "build_embed_model", lambda *a, **k: pytest.fail("the lexical phase embeds nothing"))
+    child = launcher.lexical_then_background(first_run)
+    ((cmd, kwargs),) = started
+    assert cmd[-3:] == ["ingest", "--wait", "--no-progress"] and child is not None
+    assert kwargs["stdout"].name == str(first_run.index_dir / "ingest.log")
+    assert Library.open(first_run, embed_model=_embed()).docstore.chunk_count() > 0
+    launcher.stop(child)  # already finished: nothing to do
+
+
+def test_the_url_is_printed_once_the_server_accepts_connections(capsys):
+    import socket
+
+    from chat.first_run import announce_when_serving
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        port = server.getsockname()[1]
+        thread = announce_when_serving("127.0.0.1", port, "Canon Scholar")
+        time.sleep(0.5)
+        assert capsys.readouterr().out == ""  # bound but not listening: not serving yet
+        server.listen()
+        thread.join(timeout=10)
+    assert capsys.readouterr().out == f"Canon Scholar is ready: http://localhost:{port}\n"
