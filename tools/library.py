@@ -1,7 +1,9 @@
 """The open indexes every tool reads: docstore, BM25, Chroma and the embedding model, loaded once per process.
 
 The dense side (embedding model + Chroma) is optional at run time: if it cannot load, the library keeps going on
-BM25 and says why in `dense_error`, so a broken model install degrades search instead of breaking the chat.
+BM25 and says why in `dense_error`, so a broken model install degrades search instead of breaking the chat. While
+an ingest is still embedding (docs/first-run.md), `semantic_progress` says how far it is and the vectors embedded
+since they were read are read again: dense search covers what is embedded so far.
 """
 
 from __future__ import annotations
