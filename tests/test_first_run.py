@@ -211,6 +211,10 @@ def test_health_says_how_far_the_semantic_index_is(first_run, small_groups):
     assert 0 < semantic_state["percent"] < 100 and semantic_state["summary"].startswith("semantic search: ")
     assert "pid" not in semantic_state
 
+    keyed = first_run.model_copy(update={"api_keys": ["s3cret"]})
+    public = TestClient(create_app(Runtime(keyed, library=library))).get("/api/health").json()
+    assert set(public["index"]) == {"loaded", "semantic"} and public["index"]["semantic"] == semantic_state
+
     _ingest(first_run)
     body = client.get("/api/health").json()
     assert body["index"]["semantic"]["complete"] and body["index"]["semantic"]["summary"] == "semantic search: ready"
