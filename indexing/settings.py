@@ -146,14 +146,6 @@ class ScholarSettings(BaseSettings):
                                 "ranking to join (a quoted Pali line); fewer are left to the English search.")
     bridge_weight: float = Field(default=0.3, ge=0, description="What a bridged word (monks -> mendicants) counts in "
                                  "BM25 against the reader's own word.")
-    # Pseudo-relevance feedback (RM3, tools/search/feedback.py): the BM25 query widened by the words its own best
-    # passages share, the corpus's statistics in place of hand-picked synonyms. Chosen on the fit halves of the
-    # dev files (docs/evaluation.md); 0 documents switches it off.
-    prf_docs: int = Field(default=0, ge=0, description="Passages BM25 ranks first whose words widen the query "
-                          "(pseudo-relevance feedback, RM3); 0 turns it off.")
-    prf_terms: int = Field(default=10, ge=1, description="Words of those passages added to the query.")
-    prf_weight: float = Field(default=0.3, ge=0, le=1, description="Share of the feedback words in the widened "
-                              "query against the reader's own words.")
     # A word the reader repeats counts (k3 + 1) n / (k3 + n), not n (BM25's query-term saturation): a quoted saying
     # repeats its frame word ("the greatest …" three times). None: linear. Chosen with the fusion grid (README).
     query_tf_k3: float | None = Field(default=1.0, ge=0, description="Saturation of a word the reader repeats: n "

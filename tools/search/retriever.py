@@ -26,7 +26,6 @@ from tools.passages import Passage
 from tools.references import collection_code
 from tools.search.bridges import bridge_plan, pali_ranking
 from tools.search.cards import best_passages, card_rankings
-from tools.search.feedback import Feedback, feedback_weights
 from tools.search.query import QUERY_NOISE, QueryAnalysis, analyse_query
 from tools.texts.translations import attach_alternatives, collapse
 
@@ -220,7 +219,6 @@ def _rank(library, analysis: QueryAnalysis, want: tuple[bool, bool], where: dict
     t0 = time.perf_counter()
     if want_bm25:
         ranked["bm25"] = _bm25(library, analysis.bm25_query, CANDIDATES, allowed)
-        _feedback(library, analysis, ranked, allowed)
         if analysis.pali_weights:
             ranked["pali"] = pali_ranking(library, analysis.pali_weights, CANDIDATES, allowed)
     timings["bm25"] = _ms(t0)
@@ -236,21 +234,6 @@ def _rank(library, analysis: QueryAnalysis, want: tuple[bool, bool], where: dict
                 ranked["bm25"] = _bm25(library, analysis.bm25_query, CANDIDATES, allowed)
     timings["dense"] = _ms(t0)
     return ranked, want_dense
-
-
-def _feedback(library, analysis: QueryAnalysis, ranked: dict[str, list[tuple[str, float]]],
-              allowed: set[str] | None) -> None:
-    """Pseudo-relevance feedback (settings.prf_*): the BM25 ranking again with the query widened by the words of
-    its best passages (the sutta cards keep the reader's words)."""
-    settings = library.settings
-    fb = Feedback(settings.prf_docs, settings.prf_terms, settings.prf_weight)
-    if not fb.on or not ranked.get("bm25"):
-        return
-    weights = analysis.bm25_weights or {t: 1.0 for t in tokenize(analysis.bm25_text)}
-    widened = feedback_weights(library, weights, ranked["bm25"], fb)
-    if widened is weights or widened == weights:
-        return
-    ranked["bm25"] = _bm25(library, widened, CANDIDATES, allowed)
 
 
 def _fuse(library, analysis: QueryAnalysis, ranked: dict[str, list[tuple[str, float]]], want: tuple[bool, bool],
