@@ -2,9 +2,12 @@
 
     python bench/ati_titles.py INDEX_HTML... [--index var/index] [--out rows.csv]
 
-Each INDEX_HTML is one of Access to Insight's `tipitaka/{dn,mn,sn,an}/index.html` (the site's offline edition;
-not shipped with the repo). Every listed translation gives a row per English title (a slash separates two
-translators' titles: "The Removal of Distracting Thoughts/The Relaxation of Thoughts"), and one per Pali name
+Each INDEX_HTML is one of Access to Insight's `tipitaka/{dn,mn,sn,an}/index.html` or
+`tipitaka/kn/{ud,snp,thag,thig}/index.html` (the site's offline edition, e.g. the public mirror
+https://github.com/alexgenaud/AccessToInsight at 9f446378e0b1; not shipped with the repo; the index pages are
+licensed CC BY 4.0 by Access to Insight, as each page's metadata states). Every listed translation gives a row
+per English title (a slash separates two translators' titles: "The Removal of Distracting Thoughts/The Relaxation
+of Thoughts"), and one per Pali name
 where ours differs or is missing (AN 1.47 has no Pali title of its own; ATI calls it "Mudu Sutta"). A text is
 kept only when its ID exists in our corpus and the index's own Pali name for it matches our Pali title or
 resolves (through `resolve_alias`'s Pali ways) to that ID among its candidates: Access to Insight numbers some
@@ -33,7 +36,8 @@ from tools.search.names import resolve_name
 # a title and the translators listed after it, never reaching past the next title (some titles list none)
 _ENTRY = re.compile(r"<span class='sutta_title'>(?P<title>(?:(?!</span>).)*)</span>(?:(?!class='sutta_title').)*?"
                     r"<span class='sutta_trans'>(?P<trans>.*?)</span>", re.S)
-_HEAD = re.compile(r"^(?P<id>(?:DN|MN|SN|AN) [\d.]+): (?P<pali>.+?) &mdash; (?P<english>.+)$")
+_HEAD = re.compile(r"^(?P<id>(?:DN|MN|SN|AN|Ud|Sn|Thag|Thig) [\d.]+): (?P<pali>.+?) &mdash; (?P<english>.+)$")
+_BOOK = {"Sn": "Snp"}  # Access to Insight's abbreviation -> SuttaCentral's, where they differ
 SAME_NAME = 80.0  # edit ratio of the folded Pali names, "sutta" dropped
 
 
@@ -60,7 +64,8 @@ def entries(page: str) -> list[tuple[str, str, list[str], list[str]]]:
         pali = re.sub(r"([aiu])\1", r"\1", pali)
         english = [t.strip() for t in html.unescape(head.group("english")).split("/") if t.strip()]
         translators = sorted({html.unescape(t) for t in _TRANSLATOR.findall(m.group("trans"))})
-        out.append((head.group("id"), _text(pali), english, translators))
+        book, number = head.group("id").split(" ", 1)
+        out.append((f"{_BOOK.get(book, book)} {number}", _text(pali), english, translators))
     return out
 
 
@@ -75,7 +80,9 @@ def main() -> int:
     pali_title = {c.sutta_id: _compound(c.title_pali) for c in lib.names.cards.cards.values()}
     rows, rejected = [], 0
     for page in args.pages:
-        source = f"Access to Insight, tipitaka/{page.parent.name}/index.html"
+        parts = page.parts
+        source = "Access to Insight, " + "/".join(parts[parts.index("tipitaka"):] if "tipitaka" in parts
+                                                  else ("tipitaka", page.parent.name, page.name))
         for sutta_id, pali, english, translators in entries(page.read_text(encoding="utf-8")):
             name = re.sub(r"\s*\(.*?\)", "", pali).replace(".", "")
             ours = pali_title.get(sutta_id)

@@ -28,3 +28,16 @@ def test_entries_split_titles_and_translators_and_unspell_velthuis():
     assert rows[1][:3] == ("SN 1.9", "Manakamo Sutta", ["Vain Conceits"])
     assert rows[1][3] == ["Maurice O'Connell Walshe"]
     assert len(rows) == 2  # a heading without an ID is no entry
+
+
+KN_PAGE = """<li><span class='sutta_title'><a href='./snp.1.08.than.html'>Sn 1.8: Karaniya Metta Sutta &mdash;
+Good Will</a></span><span class='sutta_trans'>[<a href='x' title='Translated by Thanissaro Bhikkhu'>Thanissaro</a>].
+</span></li>
+<li><span class='sutta_title'><a href='./ud.2.07.than.html'>Ud 2.7: Ekaputta Sutta &mdash; The Only Son</a></span>
+<span class='sutta_trans'>[<a href='y' title='Translated by Thanissaro Bhikkhu'>Thanissaro</a>].</span></li>"""
+
+
+def test_khuddaka_entries_take_suttacentrals_book_abbreviations():
+    # Access to Insight writes the Sutta Nipāta "Sn"; SuttaCentral (and our IDs) "Snp"
+    rows = ati_titles.entries(KN_PAGE.replace("&mdash;\n", "&mdash; "))
+    assert [(r[0], r[2]) for r in rows] == [("Snp 1.8", ["Good Will"]), ("Ud 2.7", ["The Only Son"])]
