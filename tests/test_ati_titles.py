@@ -41,3 +41,17 @@ def test_khuddaka_entries_take_suttacentrals_book_abbreviations():
     # Access to Insight writes the Sutta Nipāta "Sn"; SuttaCentral (and our IDs) "Snp"
     rows = ati_titles.entries(KN_PAGE.replace("&mdash;\n", "&mdash; "))
     assert [(r[0], r[2]) for r in rows] == [("Snp 1.8", ["Good Will"]), ("Ud 2.7", ["The Only Son"])]
+
+
+DHAMMATALKS_PAGE = """<ul>
+<li><strong><a href="/AN2_24.html">AN&thinsp;2:24</a>&nbsp; Neyyattha Sutta | A Meaning to be Inferred</strong>
+&nbsp;&#151;&nbsp; Two other ways of slandering the Buddha.</li>
+<li><strong><a href="../../../suttas/KN/StNp/StNp1_1.html">Sn&thinsp;1:1</a>&nbsp; The Snake</strong></li>
+<li><strong><a href="MN4.html">MN&thinsp;4</a>&nbsp; Bhaya-bherava Sutta | Fear &amp; Terror</strong></li>
+</ul>"""
+
+
+def test_dhammatalks_index_entries_are_read_and_those_without_a_pali_name_skipped():
+    rows = ati_titles.entries(DHAMMATALKS_PAGE)
+    assert rows == [("AN 2.24", "Neyyattha Sutta", ["A Meaning to be Inferred"], ["Ṭhānissaro Bhikkhu"]),
+                    ("MN 4", "Bhaya-bherava Sutta", ["Fear & Terror"], ["Ṭhānissaro Bhikkhu"])]
