@@ -58,6 +58,7 @@ def _text(fragment: str) -> str:
 _DT_ENTRY = re.compile(r"<li><strong><a href=\"[^\"]*\">(?P<id>(?:DN|MN|SN|AN|Ud)&thinsp;[\d:]+)</a>&nbsp;\s*"
                        r"(?P<pali>[^<|]+?)\s*\|\s*(?P<english>[^<]+?)\s*</strong>")
 DHAMMATALKS_TRANSLATOR = "Ṭhānissaro Bhikkhu"
+_GROUP = re.compile(r"\([A-Z][A-Za-z]*\s*\d+[:.]\d+\s*[–-]")
 
 
 def entries(page: str) -> list[tuple[str, str, list[str], list[str]]]:
@@ -83,6 +84,8 @@ def entries(page: str) -> list[tuple[str, str, list[str], list[str]]]:
 def _dhammatalks_entries(page: str) -> list[tuple[str, str, list[str], list[str]]]:
     out = []
     for m in _DT_ENTRY.finditer(page):
+        if _GROUP.search(_text(m.group("pali"))):
+            continue  # "Pabhassara Suttas (AN 1:50–53)": the title of a run of texts, not of the first one
         book, number = html.unescape(m.group("id")).split("\u2009", 1)
         english = [t.strip() for t in _text(m.group("english")).split("/") if t.strip()]
         out.append((f"{book} {number.replace(':', '.')}", _text(m.group("pali")), english, [DHAMMATALKS_TRANSLATOR]))

@@ -48,10 +48,11 @@ DHAMMATALKS_PAGE = """<ul>
 &nbsp;&#151;&nbsp; Two other ways of slandering the Buddha.</li>
 <li><strong><a href="../../../suttas/KN/StNp/StNp1_1.html">Sn&thinsp;1:1</a>&nbsp; The Snake</strong></li>
 <li><strong><a href="MN4.html">MN&thinsp;4</a>&nbsp; Bhaya-bherava Sutta | Fear &amp; Terror</strong></li>
+<li><strong><a href="AN1_50.html">AN&thinsp;1:50</a>&nbsp; Pabhassara Suttas (AN&nbsp;1:50–53) | Luminous</strong></li>
 </ul>"""
 
 
-def test_dhammatalks_index_entries_are_read_and_those_without_a_pali_name_skipped():
+def test_dhammatalks_index_entries_are_read_and_those_without_a_pali_name_or_for_a_run_of_texts_skipped():
     rows = ati_titles.entries(DHAMMATALKS_PAGE)
     assert rows == [("AN 2.24", "Neyyattha Sutta", ["A Meaning to be Inferred"], ["Ṭhānissaro Bhikkhu"]),
                     ("MN 4", "Bhaya-bherava Sutta", ["Fear & Terror"], ["Ṭhānissaro Bhikkhu"])]
