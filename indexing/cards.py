@@ -115,17 +115,23 @@ class SuttaCard:
 
 
 # ---- names from our tables ---------------------------------------------------------------------------------
+def name_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a names CSV (`alias,sutta_id,…`). Lines starting with `#` before or between rows are comments:
+    a table's header says where its rows come from and under what licence."""
+    with Path(path).open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
+
+
 def load_names(paths: Sequence[Path | None]) -> dict[str, list[str]]:
     """sutta_id -> names, from CSV files with `alias,sutta_id` columns (the nicknames CSV, the titles table)."""
     names: dict[str, list[str]] = {}
     for path in paths:
         if not path or not Path(path).exists():
             continue
-        with Path(path).open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh):
-                alias, sid = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
-                if alias and sid and alias not in names.setdefault(sid, []):
-                    names[sid].append(alias)
+        for row in name_rows(Path(path)):
+            alias, sid = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
+            if alias and sid and alias not in names.setdefault(sid, []):
+                names[sid].append(alias)
     return names
 
 

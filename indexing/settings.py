@@ -151,6 +151,8 @@ class ScholarSettings(BaseSettings):
                                "card adds to its best passage.")
     pali_weight: float = Field(default=1.0, ge=0, description="Weight of the aligned-Pali ranking when a query holds "
                                "Pali words.")
+    pali_min_words: int = Field(default=2, ge=1, description="Pali words a query must hold for the aligned-Pali "
+                                "ranking to join (a quoted Pali line); fewer are left to the English search.")
     bridge_weight: float = Field(default=0.3, ge=0, description="What a bridged word (monks -> mendicants) counts in "
                                  "BM25 against the reader's own word.")
     # A word the reader repeats counts (k3 + 1) n / (k3 + n), not n (BM25's query-term saturation): a quoted saying
