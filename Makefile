@@ -36,8 +36,9 @@ system-deps:
 # pulled by another package would be a multi-GB CUDA build. uv then resolves the rest against constraints.txt.
 # llama.cpp is compiled for this CPU (-march=native), but never with AMX: some VMs advertise AMX tiles without
 # enabling their register state, and the first matrix multiply then dies with SIGSEGV (seen on Firecracker guests).
-# The multimodal library (mtmd/llava: images and audio) is not built: the chat is text only.
-export CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+# The multimodal library (mtmd/llava: images and audio) is not built: the chat is text only. Nor is llama.cpp's
+# common library, which llama-cpp-python never loads: half of the build's CPU time (cmake/llama-cpp-python.cmake).
+export CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE='$(CURDIR)/cmake/llama-cpp-python.cmake' -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
