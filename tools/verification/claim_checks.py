@@ -175,6 +175,12 @@ def plain_words(text: str) -> str:
     return " ".join(folded_words(text))
 
 
+def quotations(claim: str) -> list[str]:
+    """The claim's quotations: each piece (between ellipses) of a double-quoted span, four words or more."""
+    return [piece.strip() for m in _DOUBLE_QUOTED.finditer(claim) for piece in re.split(r"…|\.\.\.", m.group(1))
+            if len(plain_words(piece).split()) >= MIN_QUOTED_WORDS]
+
+
 def misquoted(claim: str, source_words: str) -> str | None:
     """A quotation in the claim (in double quotes, four words or more; each piece between ellipses on its own) that
     the source does not hold word for word ("… lives soiled by it" where the text has "unsoiled"). `source_words`
