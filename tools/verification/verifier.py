@@ -643,9 +643,10 @@ class ClaimVerifier:
         reason = number_check(text, region)
         if reason:
             return Finding.NUMBER_DIFFERS, reason
-        claim_names = names(text, view.lowercase | _title_words(view))
+        not_names = view.lowercase | _title_words(view)
+        claim_names = names(text, not_names)
         if claim_names:
-            reason = name_check(claim_names, window.region(3), names(window.region(1), view.lowercase))
+            reason = name_check(claim_names, window.region(3), names(window.region(1), not_names))
             if reason:
                 return Finding.NAME_DIFFERS, reason
         reason = negation_check(_strip_framing(text), window.text) if negation else None
