@@ -47,12 +47,22 @@ def _verify(stores, text: str, scorer=None, retrieved=("mn201", "mn202"), cite_f
 LOTUS = "The lotus grew in the water but stood above it, unstained [MN 201:3.2]."
 
 
-def test_a_fair_paraphrase_is_kept_when_the_passage_explains_its_new_words(stores):
-    assert _verify(stores, LOTUS).verdict != "supported"  # "stood", "unstained": words the text does not use
-    scorer = PassageScorer({"unstained": "unsoiled", "stood": "rose"})
-    v = _verify(stores, LOTUS, scorer)
+def test_a_fair_paraphrase_is_kept_when_its_words_are_in_the_cited_line_and_its_neighbours(stores):
+    # the Ganges (1.2), five subjects (2.1) and the four truths (2.2): lines beside one another, not across the text
+    fair = ("By the Ganges the Buddha told the mendicants to focus on five subjects, and Sāriputta explained the "
+            "four noble truths [MN 201:2.1].")
+    v = _verify(stores, fair, PassageScorer())
     assert v.verdict == "supported", v.reason
-    assert v.judge == "judge" and scorer.calls == 2  # the passage with the sentence, and the sentence alone
+
+
+def test_the_judge_rescues_a_paraphrase_of_the_models_own_only_when_told_to(stores, monkeypatch):
+    import tools.verification.verifier as verifier
+
+    scorer = PassageScorer({"unstained": "unsoiled", "stood": "rose"})
+    assert _verify(stores, LOTUS, scorer).verdict != "supported"  # "stood", "unstained": not the text's words
+    monkeypatch.setattr(verifier, "RESCUE_STRICT", True)
+    v = _verify(stores, LOTUS, scorer)
+    assert v.verdict == "supported" and v.judge == "judge", v.reason
 
 
 def test_a_wrong_claim_reusing_the_passages_words_is_removed(stores):
