@@ -25,6 +25,7 @@ from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
 from tools.verification.claim_checks import (
+    GENERIC,
     count_check,
     count_holder_check,
     counted,
@@ -641,7 +642,9 @@ class ClaimVerifier:
         """The names in a cited text's title ("Advice to Sigālaka", "With Kaccānagotta"): the person the text is
         about or addressed to, wherever in it the rest is found. Not its other words: "mountain" in "The Simile of
         the Mountain" is what a sentence about the simile must find in its lines."""
-        return {t for v in views for key, word in names(v.doc.title or "", v.lowercase).items() for t in words(word)}
+        return {t for v in views for word in re.findall(r"[\w’'-]+", v.doc.title or "")
+                if word[:1].isupper() and fold(word) not in v.lowercase and fold(word) not in GENERIC
+                for t in words(word)}
 
     def _consistency(self, text: str, window: Window, view: SuttaView,
                      negation: bool = True) -> tuple[Finding, str] | None:
