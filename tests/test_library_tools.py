@@ -270,18 +270,28 @@ def test_a_claim_citing_the_tables_is_checked_against_them(lib, sentence, about,
     assert check_table_claim(lib, sentence, about) is holds
 
 
-def test_the_answer_checks_judge_table_sentences_by_the_tables(lib):
-    from tools.verification.table_claims import with_table_facts
-    from tools.verification.verifier import Verdict, VerificationReport
+def test_the_verifier_judges_table_sentences_by_the_tables_in_one_place(lib):
+    from tools.language.sentences import Sentence
+    from tools.references import find_citations
+    from tools.verification.verifier import Finding
 
-    report = VerificationReport([
-        Verdict("MN 10 has parallels in MA 98 and EA 12.1.", "unsupported", "no passage says so"),
-        Verdict("MN 10 has a parallel in MA 106.", "supported"),
-        Verdict("A mendicant meditates observing the body.", "supported"),
-    ])
-    checked = with_table_facts(lib, report, ["MN 10"])
-    assert [v.verdict for v in checked.verdicts] == ["supported", "unsupported", "supported"]
-    assert checked.verdicts[0].reason == "a fact of SuttaCentral's table"
+    report = lib.verifier().verify([
+        Sentence("MN 10 has parallels in MA 98 and EA 12.1.", find_citations("[MN 10]")),
+        Sentence("MN 10 has a parallel in MA 106.", find_citations("[MN 10]")),
+        Sentence("Bu Pc 10 is an offense entailing expulsion.", find_citations("[Bu Pc 10]")),
+        Sentence("Bu Pc 10 is an offense entailing confession.", find_citations("[Bu Pc 10]")),
+    ], None, about=["MN 10"])
+    assert [v.verdict for v in report.verdicts] == ["supported", "unsupported", "unsupported", "supported"]
+    assert report.verdicts[0].reason == "in SuttaCentral's table of parallels"
+    assert report.verdicts[1].finding is Finding.TABLE_DIFFERS and "MA 106" in report.verdicts[1].reason
+    assert "confession" in report.verdicts[2].reason  # the rule's own class, from the rule index
+
+
+def test_no_second_pass_judges_table_claims():
+    import tools.verification.table_claims as table_claims
+
+    assert not hasattr(table_claims, "with_table_facts")
+    assert not hasattr(__import__("tools.verification.verifier", fromlist=["x"]).ClaimVerifier, "_parallels_claim")
 
 
 def test_a_follow_up_about_parallels_asks_the_table_about_the_text_under_discussion(lib):

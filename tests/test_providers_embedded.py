@@ -337,3 +337,19 @@ def test_real_model_under_the_answer_grammar_cites_each_sentence_and_writes_no_p
     assert len(sentences) >= 2, text
     assert re.fullmatch(r"(?:[^\[\]]+[.!?][”’\"]? (?:\[[12]\])+ ?)+", text), text
     assert "(" not in text and ")" not in text
+
+
+def test_a_scoring_call_of_the_claim_judge_is_recorded_as_a_model_call(fake_llama, monkeypatch):
+    from chat.providers import embedded
+    from chat.providers.calls import recording
+
+    def score(llama, prompt, continuation):  # llama.cpp's decode, as far as the figures go
+        llama.n_tokens = len(prompt) + len(continuation)
+        return [(c, -1.0) for c in continuation]
+
+    monkeypatch.setattr(embedded, "_score", score)
+    with recording() as calls:
+        scored = _llm().continuation_logprobs("a prompt", "said")
+    assert [t for t, _ in scored] == list("said")
+    [call] = calls
+    assert (call.prompt_tokens, call.output_tokens) == (len("a prompt"), 4) and call.seconds >= 0

@@ -273,7 +273,7 @@ class Library:
                 if self._scorer is None:
                     self._scorer = EmbeddingScorer(self.embed_model)
                 scorer = self._scorer
-        return ClaimVerifier(self.evidence, scorer, llm=llm, mode=mode)
+        return ClaimVerifier(self.evidence, scorer, llm=llm, mode=mode, tables=self)
 
     def reranker(self, llm=None) -> Reranker:
         """The reranker the settings ask for, built once (a cross-encoder load takes seconds). The `llm` reranker

@@ -161,7 +161,8 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.NOT_IN_TEXT: Reason.NOT_IN_TEXT, Finding.FOUND_ELSEWHERE: Reason.FOUND_ELSEWHERE,
             Finding.NAME_DIFFERS: Reason.NAME_DIFFERS, Finding.NUMBER_DIFFERS: Reason.NUMBER_DIFFERS,
             Finding.NEGATED: Reason.NEGATED, Finding.MISQUOTED: Reason.MISQUOTED, Finding.JUDGED: Reason.JUDGED,
-            Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.SUPPORTED: Reason.NOT_IN_TEXT}
+            Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.TABLE_DIFFERS: Reason.NOT_IN_TEXT,
+            Finding.SUPPORTED: Reason.NOT_IN_TEXT}
 
 
 @dataclass
@@ -187,12 +188,22 @@ def check(draft: Draft, verify: Verify, cite_from: list[str]) -> Checked:
         at = own[v.index]
         line = _judged(lines[at], v)
         if v.cited_to and line.stands:
-            line, cited = line.cite([v.cited_to]), cited + 1
+            line, cited = _cited_to(line, v.cited_to), cited + 1
         if line.stands and line.status is Status.STANDS and v.verdict == "supported" and v.evidence_ref:
             if (sharper := _narrowed(line.citations, v.evidence_ref)) is not None:
                 line, narrowed = line.map_refs(_replacing(*sharper)), narrowed + 1
         lines[at] = line
     return Checked(draft.with_lines(lines), report.confidence, narrowed=narrowed, cited=cited)
+
+
+def _cited_to(line: Line, ref: str) -> Line:
+    """The line cited to the reference that holds it: added to an uncited one; in place of a cited one's first
+    reference (the others go), where its references named lines that do not hold it."""
+    found = find_citations(f"[{ref}]")
+    if not line.citations or not found:
+        return line.cite([ref])
+    new = replace(found[0], raw=found[0].display())
+    return line.map_refs(lambda i, _: new if i == 0 else None)
 
 
 def _replacing(at: int, new: CitationRef) -> Callable[[int, CitationRef], CitationRef | None]:

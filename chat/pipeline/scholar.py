@@ -75,7 +75,6 @@ from tools.language.words import fold, tokenize
 from tools.search.query import analyse_query
 from tools.search.windows import EvidenceWindow, closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
-from tools.verification.table_claims import with_table_facts
 
 log = logging.getLogger(__name__)
 
@@ -429,8 +428,8 @@ class Scholar:
         verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
         # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
         about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
-        checked = checks.check(draft, lambda sentences, cite_from: with_table_facts(self.library, verifier.verify(
-            sentences, recorder, strict=True, cite_from=cite_from), about), cmap.suttas()[:AUTO_CITE_TEXTS])
+        checked = checks.check(draft, lambda sentences, cite_from: verifier.verify(
+            sentences, recorder, strict=True, cite_from=cite_from, about=about), cmap.suttas()[:AUTO_CITE_TEXTS])
         if plan.mode != "notes":
             checked.draft = checks.without_uncited(checked.draft)
         checked.draft = without_dangling_clauses(checked.draft, [w.text for w in recorder.evidence])

@@ -199,7 +199,14 @@ class EmbeddedLLM(CustomLLM):
         evaluating its tokens as prompt costs."""
         runtime = _Runtime.get(self.model_path, SCORING_CONTEXT, self.n_threads, self.n_batch)
         with runtime.lock:
-            return _score(runtime.llama, prompt, continuation)
+            started = time.perf_counter()
+            reused = _reused(runtime.llama, prompt)
+            scored = _score(runtime.llama, prompt, continuation)
+            # a scoring call is a model call of the turn too (the claim judge's): its tokens and seconds are recorded
+            record(ModelCall(model=MODEL_NAME, prompt_tokens=runtime.llama.n_tokens - len(scored),
+                             reused_tokens=reused, output_tokens=len(scored),
+                             seconds=round(time.perf_counter() - started, 3)))
+            return scored
 
     def warm_up(self) -> None:
         """Load the weights now rather than on the first question."""
@@ -422,6 +429,15 @@ def _score(llama: Any, prompt: str, continuation: str) -> list[tuple[str, float]
         llama.n_tokens += len(targets)
         out.extend((token, float(lp)) for token, lp in zip(targets, chosen))
     return _as_text_pieces(llama, out)
+
+
+def _reused(llama: Any, prompt: str) -> int:
+    """How many tokens of `prompt` the scoring context already holds (for the figures only)."""
+    try:
+        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        return int(llama.longest_token_prefix(llama._input_ids.tolist(), tokens))
+    except (AttributeError, TypeError):
+        return 0
 
 
 def _as_text_pieces(llama: Any, scored: list[tuple[int, float]]) -> list[tuple[str, float]]:

@@ -175,6 +175,12 @@ def plain_words(text: str) -> str:
     return " ".join(folded_words(text))
 
 
+def quotations(claim: str) -> list[str]:
+    """The claim's quotations: each piece (between ellipses) of a double-quoted span, four words or more."""
+    return [piece.strip() for m in _DOUBLE_QUOTED.finditer(claim) for piece in re.split(r"…|\.\.\.", m.group(1))
+            if len(plain_words(piece).split()) >= MIN_QUOTED_WORDS]
+
+
 def misquoted(claim: str, source_words: str) -> str | None:
     """A quotation in the claim (in double quotes, four words or more; each piece between ellipses on its own) that
     the source does not hold word for word ("… lives soiled by it" where the text has "unsoiled"). `source_words`
@@ -230,6 +236,16 @@ def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
     return False
 
 
+def _denies_the_same(clause: str, evidence: str) -> bool:
+    """Both deny the same word: "the abuse he will not accept" against "who do not abuse …, we don't accept it",
+    a clause whose two negations make its polarity read as positive."""
+    def denied(text: str) -> set[str]:
+        return {t for after in words_after_negations(text) if after for t in tokenize(after[0])}
+
+    mine = denied(clause)
+    return bool(mine) and mine <= denied(evidence)
+
+
 def negation_check(claim: str, evidence: str) -> str | None:
     """Each clause of the claim against the evidence clause sharing most content words with it: a clause that
     says the same thing with the opposite polarity is a negation."""
@@ -243,6 +259,8 @@ def negation_check(claim: str, evidence: str) -> str | None:
         best, shared = max(((c, len(words & w)) for c, w in ev), key=lambda x: x[1])
         if shared >= max(3, 0.6 * len(words)) and polarity(clause) != polarity(best):
             if polarity(clause) and not _negates_what_the_text_says(clause, set(tokenize(best))):
+                continue
+            if _denies_the_same(clause, best):
                 continue
             return "negated"
     if _asserts_what_is_denied(claim, ev):

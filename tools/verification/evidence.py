@@ -126,6 +126,11 @@ def matches_segment(token: str, segment: SegmentView) -> bool:
     return _matches(token, segment.tokens, segment.prefixes)
 
 
+def matches_any_of(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:
+    """`matches_any` with the prefixes of `tokens` already at hand (a SuttaView's)."""
+    return _matches(token, tokens, prefixes)
+
+
 def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:
     if token in tokens:
         return True

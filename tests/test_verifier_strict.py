@@ -1,0 +1,108 @@
+"""The model's own sentences judged strictly (`verify(strict=True)`): against the cited lines and their neighbours,
+a verbatim quotation as its own evidence, a fair paraphrase kept by the judge, a wrong claim in the passage's words
+removed, a sentence given the number of the passage beside the right one cited to that passage."""
+
+from __future__ import annotations
+
+import re
+
+from chat.pipeline import checks
+from chat.pipeline.draft import parse, render
+from tools.language.sentences import Sentence
+from tools.references import find_citations
+from tools.verification.evidence import EvidenceIndex
+from tools.verification.verifier import ClaimVerifier, Finding
+
+from fakes import passages_of
+
+
+class PassageScorer:
+    """A stand-in language model for the likelihood judge: a word is likely (-0.5) when the prompt holds it or a
+    word `paraphrases` maps it to, else unlikely (-6); its calls are counted."""
+
+    def __init__(self, paraphrases: dict[str, str] | None = None):
+        self.paraphrases = paraphrases or {}
+        self.calls = 0
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        self.calls += 1
+        seen = {w.lower() for w in re.findall(r"\w+", prompt)}
+        out = []
+        for piece in re.findall(r"\s*\S+", continuation):
+            word = re.sub(r"\W", "", piece).lower()
+            likely = word in seen or self.paraphrases.get(word, "") in seen
+            out.append((piece, -0.5 if likely else -6.0))
+        return out
+
+
+def _verify(stores, text: str, scorer=None, retrieved=("mn201", "mn202"), cite_from=()):
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25), llm=scorer, mode="judge" if scorer else "local")
+    refs = find_citations(text)
+    plain = re.sub(r"\s*\[[^\]]*\]", "", text)
+    return verifier.verify([Sentence(plain, refs)], passages_of(store, *retrieved), strict=True,
+                           cite_from=cite_from).verdicts[0]
+
+
+LOTUS = "The lotus grew in the water but stood above it, unstained [MN 201:3.2]."
+
+
+def test_a_fair_paraphrase_is_kept_when_its_words_are_in_the_cited_line_and_its_neighbours(stores):
+    # the Ganges (1.2), five subjects (2.1) and the four truths (2.2): lines beside one another, not across the text
+    fair = ("By the Ganges the Buddha told the mendicants to focus on five subjects, and Sāriputta explained the "
+            "four noble truths [MN 201:2.1].")
+    v = _verify(stores, fair, PassageScorer())
+    assert v.verdict == "supported", v.reason
+
+
+def test_the_judge_rescues_a_paraphrase_of_the_models_own_only_when_told_to(stores, monkeypatch):
+    import tools.verification.verifier as verifier
+
+    scorer = PassageScorer({"unstained": "unsoiled", "stood": "rose"})
+    assert _verify(stores, LOTUS, scorer).verdict != "supported"  # "stood", "unstained": not the text's words
+    monkeypatch.setattr(verifier, "RESCUE_STRICT", True)
+    v = _verify(stores, LOTUS, scorer)
+    assert v.verdict == "supported" and v.judge == "judge", v.reason
+
+
+def test_a_wrong_claim_reusing_the_passages_words_is_removed(stores):
+    # every word of the text is there, and two it never uses, which the passage does not make likelier
+    wrong = "Purity and impurity are personal matters, so a teacher is useless to another [MN 201:3.1]."
+    v = _verify(stores, wrong, PassageScorer())
+    assert v.verdict == "unsupported" and v.finding is Finding.NOT_IN_TEXT, v.reason
+
+
+def test_words_absent_from_the_whole_text_are_not_outweighed_by_the_rest(stores):
+    # most of its weight is in 3.2–3.3, but "ferry" and "boatman" are nowhere in the text
+    v = _verify(stores, "The Realized One grew up in the world unsoiled, like a ferry boatman [MN 201:3.3].")
+    assert v.verdict != "supported", v.reason
+
+
+def test_a_verbatim_quotation_inside_a_sentence_is_verified_and_fixes_the_window(stores):
+    quoted = ("By the Ganges river the Buddha told the monks: “A mendicant committed to the higher mind should focus "
+              "on five subjects from time to time.” [MN 201]")
+    v = _verify(stores, quoted)
+    assert v.verdict == "supported", v.reason
+    assert v.evidence_ref == "MN 201:2.1"
+    altered = quoted.replace("five", "seven")
+    assert _verify(stores, altered).verdict == "unsupported"
+
+
+def test_the_cited_texts_title_names_it_wherever_the_rest_is_found(stores):
+    v = _verify(stores, "According to the Simile of the River, no one can purify another [MN 201].")
+    assert v.verdict == "supported", v.reason
+
+
+def test_a_sentence_cited_to_the_wrong_passage_of_the_turn_is_cited_to_the_right_one(stores):
+    sentence = "Because he ate so little, the skin of his belly stuck to his backbone [MN 201:2.1]."
+    alone = _verify(stores, sentence)
+    assert alone.verdict == "unsupported" and alone.cited_to is None
+    v = _verify(stores, sentence, cite_from=["MN 201", "MN 202"])
+    assert v.verdict == "supported" and v.cited_to and v.cited_to.startswith("MN 202:2.1")
+
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    checked = checks.check(parse(sentence), lambda sentences, cite_from: verifier.verify(
+        sentences, passages_of(store, "mn201", "mn202"), strict=True, cite_from=cite_from), ["MN 201", "MN 202"])
+    text = render(checked.draft)
+    assert "MN 202:2.1" in text and "MN 201" not in text and not checks.unsupported_claims(checked.draft)
