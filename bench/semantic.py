@@ -149,7 +149,7 @@ def card_patch(library: Library, mpnet: Mpnet, ids: list[str], card: np.ndarray,
 
     def install() -> None:
         library.embed_query = remember  # type: ignore[method-assign]
-        retriever.card_rankings = rankings  # type: ignore[assignment]
+        retriever.card_rankings = rankings
 
     def remove() -> None:
         library.embed_query = embed_query  # type: ignore[method-assign]
