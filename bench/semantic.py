@@ -129,8 +129,9 @@ def rescored(passages, scores: np.ndarray, weight: float, keep_first: int) -> li
     return head + [tail[i] for i in order]
 
 
-def card_patch(library: Library, mpnet: Mpnet, ids: list[str], card: np.ndarray, name: np.ndarray):
-    """Card rankings from mpnet's card vectors and an mpnet query vector: returns (install, remove)."""
+def card_patch(library: Library, mpnet: Mpnet, ids: list[str], card: np.ndarray, name: np.ndarray | None):
+    """Card rankings from mpnet's card vectors and an mpnet query vector (the name vectors too when `name` is
+    given; else MiniLM's name ranking stays): returns (install, remove)."""
     original = retriever.card_rankings
     embed_query = library.embed_query
     last: dict[str, str] = {}
@@ -140,10 +141,12 @@ def card_patch(library: Library, mpnet: Mpnet, ids: list[str], card: np.ndarray,
         return embed_query(text)
 
     def rankings(lib, weights, vector):
-        out = original(lib, weights, None)  # BM25 over the cards as configured
+        out = original(lib, weights, vector if name is None else None)  # the rest as configured
         if vector is not None and "text" in last:
             q = mpnet.query(last["text"])
             for key, m in (("card_dense", card), ("card_name", name)):
+                if m is None:
+                    continue
                 s = m @ q
                 top = np.argsort(-s)[:20]
                 out[key] = [(ids[i], float(s[i])) for i in top]
@@ -243,7 +246,7 @@ def main() -> int:
     def add(variant: str, stem: str, row: dict) -> None:
         rows.setdefault(variant, {}).setdefault(stem, []).append(row)
 
-    patch, unpatch = card_patch(library, mpnet, card_ids, data["card"], data["name"])
+    patch, unpatch = card_patch(library, mpnet, card_ids, data["card"], data.get("name"))
     homes = library.chunk_homes
     for stem, questions in files.items():
         for q in questions:
