@@ -22,7 +22,8 @@ Variants, each on the hybrid search's top 10 (k = 10, as `scholar eval retrieval
   with the search's by weighted RRF (weight w): what it costs per query is measured separately;
 - `rescore: card`: the same second stage with each passage's sutta card vector (precomputed: no passage is
   embedded at query time, only the question);
-- `minilm statement`: MiniLM's query as a statement (the question's framing words dropped), not a question.
+- `minilm statement`: MiniLM's query without the question's opening words (question_start and query_noise of
+  indexing/data/english.toml): the topic as a phrase, not a question.
 
 Each file is split by line parity into a fit half (even lines) and a report half (odd lines), as bench/ablate.py
 does; a rescoring weight is chosen on the fit halves of all files together and reported on the report halves.
@@ -45,6 +46,7 @@ from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.cards import load_cards
 from indexing.onnx_embedding import OnnxEmbedding, onnx_model_path
 from indexing.settings import ScholarSettings
+from tools.language.words import fold, word_set
 from tools.library import Library
 from tools.search import retriever
 from tools.search.retriever import search
@@ -57,9 +59,8 @@ log = logging.getLogger(__name__)
 K = 10
 WEIGHTS = (0.25, 0.5, 1.0, 2.0)  # the second stage's RRF weight against the search's own ranking (weight 1)
 PASSAGE_TOKENS = 128  # what mpnet was trained on; a passage beyond it is cut
-QUERY_FRAMES = ("where does", "where do", "what does", "what do", "what did", "how does", "how do", "why does",
-                "which sutta", "which discourse", "which text", "in which sutta", "in which discourse", "is there a",
-                "is there", "what is", "what are", "who is", "who was", "how is", "how are", "when does")
+# a question's opening words ("Where does the Buddha …", "Which sutta …"): the language home's lists
+OPENING = word_set("question_start") | word_set("query_noise")
 
 
 def cpu_s() -> float:
@@ -73,14 +74,12 @@ def mpnet_model(directory: Path, threads: int, tokens: int) -> OnnxEmbedding:
 
 
 def statement(question: str) -> str:
-    """The question's framing dropped: "Where does the Buddha compare anger to a saw?" -> "the Buddha compare
-    anger to a saw"."""
-    text = question.strip().rstrip("?").strip()
-    low = text.lower()
-    for frame in sorted(QUERY_FRAMES, key=len, reverse=True):
-        if low.startswith(frame + " "):
-            return text[len(frame) + 1:]
-    return text
+    """The question's opening dropped: "Where does the Buddha compare anger to a saw?" -> "compare anger to a saw"."""
+    words = question.strip().rstrip("?").split()
+    start = 0
+    while start < len(words) - 1 and fold(words[start].strip(",")) in OPENING:
+        start += 1
+    return " ".join(words[start:])
 
 
 class Mpnet:
