@@ -24,14 +24,23 @@ from pathlib import Path
 from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.settings import ScholarSettings
 from tools.library import Library
+from tools.search import retriever
 from tools.search.retriever import search
 
-# Each mechanism, and the settings that switch it off.
+# Each mechanism, and the settings that switch it off. A "module.NAME" key sets a module constant of
+# tools/search (a hand-chosen boost that is not a setting) for that variant only.
 VARIANTS: dict[str, dict] = {
     "configured": {},
     "no bridges": {"bridge_weight": 0.0},
     "no sutta cards": {"card_weight": 0.0},
     "no aligned Pali": {"pali_weight": 0.0},
+    "aligned Pali from 1 Pali word (before)": {"pali_min_words": 1},
+    "aligned Pali from 3 Pali words": {"pali_min_words": 3},
+    "no phrase-order boost": {"retriever.PHRASE_BOOST": 0.0},
+    "no collection-name boost": {"retriever.COLLECTION_BOOST": 0.0},
+    "no basket topic-word boost": {"retriever.BASKET_BOOST": 0.0},
+    "no genre lean": {"retriever.GENRE_LEAN": 0.0},
+    "no soft title boost": {"retriever.SOFT_ALIAS_BOOST": 0.0},
     "no basket lean": {"basket_lean": 0.0},
     "no query-term saturation": {"query_tf_k3": None},
     "no MMR (relevance only)": {"mmr_lambda": 1.0},
@@ -46,10 +55,17 @@ VARIANTS: dict[str, dict] = {
 }
 
 
+_MODULES = {"retriever": retriever}
+_CONSTANTS = {(m, name): getattr(mod, name) for m, mod in _MODULES.items() for name in dir(mod) if name.isupper()}
+
+
 def _apply(library: Library, base: ScholarSettings, update: dict) -> None:
-    library.settings = base.model_copy(update=update)
-    library.bridges.weight = update.get("bridge_weight", base.bridge_weight)
-    library.bridges.query_k3 = update.get("query_tf_k3", base.query_tf_k3)
+    for (m, name), value in _CONSTANTS.items():
+        setattr(_MODULES[m], name, update.get(f"{m}.{name}", value))
+    settings = {k: v for k, v in update.items() if "." not in k}
+    library.settings = base.model_copy(update=settings)
+    library.bridges.weight = settings.get("bridge_weight", base.bridge_weight)
+    library.bridges.query_k3 = settings.get("query_tf_k3", base.query_tf_k3)
 
 
 def _figures(rows: list[dict]) -> dict:
@@ -84,7 +100,7 @@ def main() -> int:
                 rows.append(score_question(ranked_suttas(result.passages), q["gold"], q.get("also_relevant") or [],
                                            args.k))
             out[name][stem] = {"fit": _figures(rows[0::2]), "report": _figures(rows[1::2]), "all": _figures(rows)}
-        sys.stdout.write(f"{name:<28}" + "  ".join(
+        sys.stdout.write(f"{name:<44}" + "  ".join(
             f"{stem}: fit {f['fit'].get('mrr', 0):.3f} / report {f['report'].get('mrr', 0):.3f}"
             for stem, f in out[name].items()) + "\n")
         sys.stdout.flush()

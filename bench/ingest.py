@@ -3,7 +3,7 @@
     HF_HUB_OFFLINE=1 PYTHONPATH=. python bench/ingest.py [--corpus PATH ...] [--pairs N] [--out FILE] [--keep]
 
 The yardstick ("embedding only") is every text the ingest embeds, embedded by the same model in the same calls:
-the chunks in the pipeline's groups of files, then each sutta card's two texts (the card and its name) in one call,
+the chunks in the semantic phase's groups, then each sutta card's two texts (the card and its name) in one call,
 as `refresh_cards` does. It is reported whole and split (chunks alone, the old yardstick, and cards), so nothing
 is hidden. Ingest and yardstick run in interleaved pairs (I E, E I, I E ...), each ingest into a fresh index, and
 the ratio is taken pair by pair: other processes on the machine slow both halves of a pair alike. A third figure
@@ -41,7 +41,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from indexing import embeddings, pipeline
+from indexing import embeddings, pipeline, semantic
 from indexing.cards import cards_dir, load_cards
 from indexing.embeddings import build_embed_model, embed_model_name
 from indexing.settings import ScholarSettings
@@ -79,18 +79,17 @@ def _peak_rss_mb() -> float:
 
 
 def _chunk_groups(settings: ScholarSettings, roots: list[Path]) -> list[list[str]]:
-    """The chunk texts the pipeline embeds into a fresh index, in its calls: whole files in discovery order,
-    a group closed once it holds EMBED_GROUP_CHUNKS chunks."""
-    groups: list[list[str]] = [[]]
+    """The chunk texts the pipeline embeds into a fresh index, in its calls: every chunk in the semantic phase's
+    order (indexing/semantic.py), in groups of EMBED_GROUP_CHUNKS."""
+    chunks = []
     for path, reader in discover(roots):
         try:
-            _, chunks = pipeline._parse(path, reader, settings)
+            chunks.extend(pipeline._parse(path, reader, settings)[1])
         except Exception:  # skipped by the pipeline too
             continue
-        groups[-1].extend(c.embedding_text() for c in chunks)
-        if len(groups[-1]) >= pipeline.EMBED_GROUP_CHUNKS:
-            groups.append([])
-    return [g for g in groups if g]
+    texts = [c.embedding_text() for c in sorted(chunks, key=semantic._order)]
+    size = semantic.EMBED_GROUP_CHUNKS
+    return [texts[i : i + size] for i in range(0, len(texts), size)]
 
 
 def _card_texts(settings: ScholarSettings) -> list[str]:

@@ -10,12 +10,12 @@ share counts as found for any of them); OUT.json gets each title's first candida
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import sys
 from collections import defaultdict
 
+from indexing.cards import name_rows
 from indexing.settings import ScholarSettings
 from indexing.text import fold
 from tools.library import Library
@@ -27,8 +27,7 @@ from tools.search.names import NameMatcher
 def main(out_path: str | None = None) -> dict:
     settings = ScholarSettings()
     lib = Library.open(settings)
-    with open(settings.titles_csv, encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = name_rows(settings.titles_csv)
     table: dict[str, set[str]] = defaultdict(set)
     gold: dict[str, set[str]] = defaultdict(set)
     for r in rows:

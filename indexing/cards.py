@@ -53,6 +53,7 @@ STOCK_MIN_DOCS = 5  # a line opening at least this many documents is stock, not 
 # How many times each field's tokens count in the card's BM25 document (field weights by repetition).
 FIELD_WEIGHTS = {"title": 3, "title_pali": 2, "names": 3, "chapter": 1, "headings": 1, "blurb": 2, "opening": 1}
 CARDS_DIR = "cards"
+CARD_EMBED_GROUP = 512  # card vectors embedded and stored together: a stop loses at most one group
 NAME_SUFFIX = "#name"  # the id of a card's name vector: `mn20#name`
 
 _NUMBERED = re.compile(r"^\s*\d+(?:[.–-]\d+)*\.?\s*")
@@ -114,17 +115,23 @@ class SuttaCard:
 
 
 # ---- names from our tables ---------------------------------------------------------------------------------
+def name_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a names CSV (`alias,sutta_id,…`). Lines starting with `#` before or between rows are comments:
+    a table's header says where its rows come from and under what licence."""
+    with Path(path).open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
+
+
 def load_names(paths: Sequence[Path | None]) -> dict[str, list[str]]:
     """sutta_id -> names, from CSV files with `alias,sutta_id` columns (the nicknames CSV, the titles table)."""
     names: dict[str, list[str]] = {}
     for path in paths:
         if not path or not Path(path).exists():
             continue
-        with Path(path).open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh):
-                alias, sid = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
-                if alias and sid and alias not in names.setdefault(sid, []):
-                    names[sid].append(alias)
+        for row in name_rows(Path(path)):
+            alias, sid = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
+            if alias and sid and alias not in names.setdefault(sid, []):
+                names[sid].append(alias)
     return names
 
 
@@ -217,6 +224,7 @@ class CardReport:
     bm25_rebuilt: bool = False
     seconds: float = 0.0
     embed_seconds: float = 0.0
+    pending: int = 0  # vectors left to embed (a run with embed=False)
 
 
 def cards_dir(settings: ScholarSettings) -> Path:
@@ -253,9 +261,10 @@ def _stored_digests(vectors: ChromaStore) -> dict[str, str]:
         offset += page
 
 
-def _inputs_fingerprint(settings: ScholarSettings, name_files: list[Path]) -> str:
+def _inputs_fingerprint(settings: ScholarSettings, name_files: list[Path], text_only: bool = False) -> str:
     # the tables' contents, not their paths: the same index opened from another checkout is still up to date
-    h = hashlib.sha1(f"{CARD_VERSION}\n{embed_model_name(settings)}".encode())
+    model = "" if text_only else embed_model_name(settings)
+    h = hashlib.sha1(f"{CARD_VERSION}\n{model}".encode())
     for path in name_files:
         h.update(Path(path).read_bytes() if path and Path(path).exists() else b"\0absent")
         h.update(b"\0")
@@ -274,10 +283,15 @@ def _legacy_digest(card: SuttaCard, model_name: str) -> str:
 
 
 def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Callable[[], BaseEmbedding],
-                  docs_changed: bool = True) -> CardReport:
+                  docs_changed: bool = True, *, embed: bool = True,
+                  on_vectors: Callable[[int], None] | None = None) -> CardReport:
     """Bring the cards in line with the docstore: embed new and changed cards only, drop those of removed
     documents, rebuild the card BM25 when anything changed. Idempotent. When no document changed and the name
-    tables and the embedding model are as last time, it only checks that the stores are complete."""
+    tables and the embedding model are as last time, it only checks that the stores are complete.
+
+    With `embed=False` only the text side is brought in line (cards.json and their BM25: the lexical phase of an
+    ingest) and `report.pending` says how many vectors are left to embed. Vectors are embedded and stored in
+    groups of CARD_EMBED_GROUP, each durable at once; `on_vectors(n)` is called after each."""
 
     started = time.perf_counter()
     report = CardReport()
@@ -288,6 +302,15 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     marker = directory / "inputs.json"
     vectors = open_card_vectors(settings)
     bm25 = BM25Store(directory / "bm25")
+    # the text side alone depends on the documents, the name tables and the card version, not on the model
+    text_marker, text_print = directory / "text.json", _inputs_fingerprint(settings, name_files, text_only=True)
+    if not embed and not docs_changed and bm25.stored_tokenizer() == TOKENIZER_ID and text_marker.exists() \
+            and (directory / "cards.json").exists():
+        recorded = json.loads(text_marker.read_text())
+        if recorded.get("fingerprint") == text_print:
+            report.cards = recorded.get("cards", 0)
+            report.seconds = time.perf_counter() - started
+            return report
     if not docs_changed and marker.exists() and bm25.stored_tokenizer() == TOKENIZER_ID:
         recorded = json.loads(marker.read_text())
         if recorded.get("fingerprint") == fingerprint and 2 * recorded.get("cards", -1) == vectors.count():
@@ -311,24 +334,30 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
     if gone:
         vectors.delete_ids(gone)
         report.removed = len(gone)
-    if changed:
+    report.pending = len(changed)
+    if changed and embed:
         t0 = time.perf_counter()
         model = get_model()
-        # one call for every text, so the longest-first batches are filled across both kinds
-        made = embed_texts(model, [wanted[vid][2] for vid in changed])
-        report.embed_seconds = time.perf_counter() - t0
-        for start in range(0, len(changed), 1000):
-            part = changed[start : start + 1000]
+        # longest first across both kinds, so each group's batches hold texts of like length; the order is a
+        # function of what is missing, so a resumed run embeds the same groups a clean run would
+        changed.sort(key=lambda vid: (-len(wanted[vid][2]), vid))
+        for start in range(0, len(changed), CARD_EMBED_GROUP):
+            part = changed[start : start + CARD_EMBED_GROUP]
+            made = embed_texts(model, [wanted[vid][2] for vid in part])
             # each vector carries the digest of its own text: a run killed mid-way redoes only what is missing
             vectors.collection.upsert(
-                ids=part, embeddings=made[start : start + 1000],
+                ids=part, embeddings=made,
                 metadatas=[_vector_meta(wanted[vid][0], wanted[vid][1], digests[vid]) for vid in part],
             )
+            if on_vectors:
+                on_vectors(len(part))
+        report.embed_seconds = time.perf_counter() - t0
         report.vectors_embedded = len(changed)
         report.embedded = len({wanted[vid][0].doc_id for vid in changed})
+        report.pending = 0
     on_disk = load_cards(directory)
     card_ids = {c.doc_id for c in cards}
-    if changed or gone or bm25.stored_tokenizer() != TOKENIZER_ID or set(on_disk) != card_ids \
+    if gone or bm25.stored_tokenizer() != TOKENIZER_ID or set(on_disk) != card_ids \
             or any(on_disk[d].digest() != c.digest() for d, c in ((c.doc_id, c) for c in cards) if d in on_disk):
         # the JSON is written before the BM25 index, whose tokenizer file marks the pair complete
         payload = {"version": CARD_VERSION, "cards": [asdict(c) for c in cards]}
@@ -338,7 +367,13 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
         bm25.build([(c.doc_id, c.bm25_text()) for c in cards])
         bm25.save()
         report.bm25_rebuilt = True
-    marker.write_text(json.dumps({"fingerprint": fingerprint, "cards": len(cards)}))
+    text_marker.write_text(json.dumps({"fingerprint": text_print, "cards": len(cards)}))
+    # the marker lets the next run skip all this: written only once every vector is in, and gone while one is
+    # missing, so a run stopped before the vectors are done is finished by the next, whatever else changed
+    if not report.pending:
+        marker.write_text(json.dumps({"fingerprint": fingerprint, "cards": len(cards)}))
+    else:
+        marker.unlink(missing_ok=True)
     report.seconds = time.perf_counter() - started
     log.info("cards: %d (%d embedded, %d vectors; %d removed) in %.1fs", report.cards, report.embedded,
              report.vectors_embedded, report.removed, report.seconds)

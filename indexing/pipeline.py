@@ -1,32 +1,34 @@
-"""`scholar ingest`: discover -> read -> chunk -> embed -> write Chroma, docstore and BM25, incrementally.
+"""`scholar ingest`: discover -> read -> chunk -> write the docstore and BM25 -> embed into Chroma, incrementally.
 
-Each source file is a unit of work recorded in the manifest (content hash -> chunk IDs) only after its chunks are
-in both stores, so a run killed at any point is completed, not duplicated, by the next one. A flag in the docstore
-marks a run in progress: a run that finds it set first makes Chroma agree with the docstore (orphaned vectors
-deleted, files with missing vectors redone) and always rebuilds BM25.
+Two phases under one lock. The lexical phase makes everything but the vectors complete (docstore, BM25 English and
+Pali, names, cards' text): seconds to a minute for the whole library, after which the chat can serve. The semantic
+phase (indexing/semantic.py) then embeds what has no vector yet, batch by batch, each batch durable once written.
+
+Each source file is a unit of work recorded in the manifest (content hash -> chunk IDs) once its chunks are in the
+docstore; a vector is owed for every docstore chunk that Chroma lacks, so a run stopped anywhere in the semantic
+phase (kill -9 included) is resumed by the next, which embeds only what is missing. A flag in the docstore marks a
+lexical phase in progress: a run that finds it set first deletes vectors no chunk owns and always rebuilds BM25.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tqdm import tqdm
-
 from indexing.cards import refresh_cards
 from indexing.chunking import chunk_document
-from indexing.embeddings import build_embed_model, embed_model_name, embed_texts, settings_for_index
+from indexing.embeddings import build_embed_model, embed_model_name, settings_for_index
 from indexing.errors import IndexingError, SourceError
 from indexing.lock import ingest_lock
 from indexing.models import Chunk, SourceDocument
 from indexing.pali_index import needs_rebuild as pali_needs_rebuild
 from indexing.pali_index import rebuild_pali_index
+from indexing.progress import write_progress
+from indexing.semantic import current_progress, embed_missing
 from indexing.settings import ScholarSettings
 from indexing.sources.parallels import parallels_rows, read_parallels, table_for, table_hash
 from indexing.sources.router import Reader, content_hash, discover
@@ -40,8 +42,8 @@ if TYPE_CHECKING:  # importing llama_index costs seconds; a no-op re-ingest shou
 
 log = logging.getLogger(__name__)
 
-# Files are embedded and written together until a group holds this many chunks: fewer Chroma and SQLite calls.
-EMBED_GROUP_CHUNKS = 512
+# Files are written to the docstore together until a group holds this many chunks: fewer SQLite transactions.
+WRITE_GROUP_CHUNKS = 512
 # Set while a run is changing the stores; a run that finds it set was interrupted and reconciles them first.
 DIRTY_KEY = "ingest_in_progress"
 
@@ -53,11 +55,13 @@ class IngestReport:
     files_unchanged: int = 0
     files_removed: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
-    chunks_written: int = 0
+    chunks_written: int = 0  # chunks written to the docstore
     chunks_reused: int = 0  # re-read chunks whose text is unchanged: their vectors were kept, not re-embedded
+    chunks_embedded: int = 0  # vectors made for chunks in this run (new, changed, or owed by a stopped run)
     chunks_removed: int = 0
     parallels: int = 0  # rows of the parallels table written in this run (0 when it did not change)
     seconds: float = 0.0
+    lexical_seconds: float = 0.0  # until everything but the vectors was complete (when the chat can serve)
     parse_seconds: float = 0.0
     embed_seconds: float = 0.0
     chroma_seconds: float = 0.0
@@ -72,13 +76,14 @@ class IngestReport:
     cards_embed_seconds: float = 0.0
 
     def summary(self) -> str:
-        rate = self.chunks_written / self.seconds if self.seconds else 0.0
+        rate = self.chunks_embedded / self.embed_seconds if self.embed_seconds else 0.0
         return (
             f"{self.files_seen} files: {self.files_ingested} ingested, {self.files_unchanged} unchanged, "
             f"{len(self.skipped)} skipped, {self.files_removed} removed; {self.chunks_written} chunks written "
-            f"({rate:.1f}/s; {self.chunks_reused} of them kept their vectors), {self.chunks_removed} removed; "
-            f"{self.cards_embedded} sutta cards embedded; "
-            f"{self.seconds:.1f}s (embedding {self.embed_seconds:.1f}s)"
+            f"({self.chunks_reused} of them kept their vectors), {self.chunks_removed} removed; "
+            f"{self.chunks_embedded} chunks embedded ({rate:.1f}/s); {self.cards_embedded} sutta cards embedded; "
+            f"{self.seconds:.1f}s (lexical index complete at {self.lexical_seconds:.1f}s, "
+            f"embedding {self.embed_seconds + self.cards_embed_seconds:.1f}s)"
         )
 
 
@@ -109,25 +114,42 @@ def ingest(
     indexes: Indexes | None = None,
     progress: bool = True,
     wait: bool = False,
+    semantic: bool = True,
 ) -> IngestReport:
-    """Bring the index up to date with `paths` (default: the configured corpus). Another run on the same index
-    directory makes this one raise IngestRunningError, or with `wait` start once the other has finished."""
+    """Bring the index up to date with `paths` (default: the configured corpus): the lexical phase, then (unless
+    `semantic` is False) the vectors. Another run on the same index directory makes this one raise
+    IngestRunningError, or with `wait` start once the other has finished."""
     with ingest_lock(settings.index_dir, wait=wait):
-        return _ingest(settings, paths, embed_model=embed_model, indexes=indexes, progress=progress)
+        started = time.perf_counter()
+        indexes = indexes or Indexes(settings)
+        report = IngestReport(open_seconds=time.perf_counter() - started)
+        settings = _lexical(settings, paths, indexes, report)
+        report.lexical_seconds = time.perf_counter() - started
+        if semantic:
+            models: list[BaseEmbedding] = [embed_model] if embed_model is not None else []
+
+            def get_model() -> BaseEmbedding:  # built only when a vector is owed
+                if not models:
+                    models.append(build_embed_model(settings))
+                return models[0]
+
+            made = embed_missing(settings, indexes.docstore, indexes.chroma, get_model, progress)
+            report.chunks_embedded, report.embed_seconds = made.chunks_embedded, made.embed_seconds
+            report.chroma_seconds += made.chroma_seconds
+            report.cards_embedded, report.cards_embed_seconds = made.cards_embedded, made.cards_embed_seconds
+            report.cards_seconds += made.cards_seconds
+        else:  # how far the vectors are, for the chat and health until a run embeds them
+            write_progress(settings.index_dir, current_progress(settings, indexes.docstore, indexes.chroma))
+        report.seconds = time.perf_counter() - started
+        indexes.docstore.set_info("last_ingest", {"at": now(), "summary": report.summary()})
+        log.info("ingest: %s", report.summary())
+        return report
 
 
-def _ingest(
-    settings: ScholarSettings,
-    paths: list[Path] | None,
-    *,
-    embed_model: BaseEmbedding | None,
-    indexes: Indexes | None,
-    progress: bool,
-) -> IngestReport:
-    started = time.perf_counter()
-    report = IngestReport()
-    indexes = indexes or Indexes(settings)
-    report.open_seconds = time.perf_counter() - started
+def _lexical(settings: ScholarSettings, paths: list[Path] | None, indexes: Indexes,
+             report: IngestReport) -> ScholarSettings:
+    """Everything but the vectors: docstore, manifest, BM25 (English and Pali), parallels, cards' text. Returns the
+    settings whose embedding model the index is embedded with."""
     store = indexes.docstore
     roots = [Path(p).resolve() for p in (paths or settings.corpus_paths)]
     for root in roots:
@@ -140,17 +162,18 @@ def _ingest(
         # not cost a whole-library re-embedding of vectors that were fine (torch's and ONNX's agree to 1e-6).
         settings = settings_for_index(settings, recorded)
     model_name = embed_model_name(settings)
-    manifest = store.manifest()
     if recorded and recorded != model_name:
+        # Vectors of two models are not comparable: every chunk vector goes and is owed again (the cards' carry
+        # their model in their digest). The chunks themselves are unchanged: nothing is read again.
         log.warning("embedding model changed (%s -> %s): re-embedding everything", recorded, model_name)
-        manifest = {}
+        indexes.chroma.delete_ids(sorted(indexes.chroma.ids()))
+    store.set_info("embed_model", model_name)  # what queries are embedded with, from the first vector on
 
-    # A previous run stopped before it finished (or the vector store lost data): make Chroma agree with the
-    # docstore first, and redo every file whose vectors are missing.
+    # A previous lexical phase stopped before it finished: delete the vectors no chunk owns first.
     dirty = bool(store.info(DIRTY_KEY))
-    redo: set[str] = set()
-    if dirty or indexes.chroma.count() != store.chunk_count():
-        redo = _reconcile(indexes, report)
+    if dirty:
+        _reconcile(indexes, report)
+    manifest = store.manifest()
 
     todo: list[tuple[Path, Reader, str]] = []
     seen: set[str] = set()
@@ -167,7 +190,7 @@ def _ingest(
             _skip(indexes, report, key, "", f"unreadable: {exc.strerror or exc}")
             continue
         entry = manifest.get(key)
-        if entry and entry.content_hash == digest and key not in redo:
+        if entry and entry.content_hash == digest:
             report.files_unchanged += 1
             continue
         todo.append((path, reader, digest))
@@ -181,10 +204,8 @@ def _ingest(
         report.files_removed += 1
         report.chunks_removed += len(removed)
 
-    model = embed_model
     if todo:
-        model = embed_model or build_embed_model(settings)
-        _process(todo, settings, indexes, model, report, progress)
+        _process(todo, settings, indexes, report)
     t0 = time.perf_counter()
     _load_parallels(roots, store, report)
     report.parallels_seconds = time.perf_counter() - t0
@@ -194,17 +215,12 @@ def _ingest(
         _reconcile(indexes, report)
         _rebuild_bm25(indexes, report)
         report.bm25_rebuilt = True
-    store.set_info(DIRTY_KEY, False)
-    store.set_info("embed_model", model_name)
-    # Sutta cards are derived from the documents: only new and changed ones are embedded.
-    cards = refresh_cards(settings, store, lambda: model or build_embed_model(settings),
-                          docs_changed=bool(todo or gone or dirty))
-    report.cards_embedded, report.cards_seconds = cards.embedded, cards.seconds
-    report.cards_embed_seconds = cards.embed_seconds
-    report.seconds = time.perf_counter() - started
-    store.set_info("last_ingest", {"at": now(), "summary": report.summary()})
-    log.info("ingest: %s", report.summary())
-    return report
+    # The cards' text and BM25 now; their vectors are the semantic phase's. No model is needed for this.
+    cards = refresh_cards(settings, store, lambda: build_embed_model(settings),
+                          docs_changed=bool(todo or gone or dirty), embed=False)
+    report.cards_seconds = cards.seconds
+    store.set_info(DIRTY_KEY, False)  # after the cards: a run stopped before them redoes them
+    return settings
 
 
 def _skip(indexes: Indexes, report: IngestReport, key: str, digest: str, reason: str) -> None:
@@ -220,8 +236,7 @@ def _parse(path: Path, reader: Reader, settings: ScholarSettings) -> tuple[list[
     return docs, chunks
 
 
-def _process(todo, settings, indexes: Indexes, model: BaseEmbedding, report: IngestReport, progress: bool) -> None:
-    # Parse everything first (seconds for the whole corpus) so the bar knows its total and shows rate and ETA.
+def _process(todo, settings, indexes: Indexes, report: IngestReport) -> None:
     t0 = time.perf_counter()
     parsed: deque[_Pending] = deque()
     for path, reader, digest in todo:
@@ -241,41 +256,30 @@ def _process(todo, settings, indexes: Indexes, model: BaseEmbedding, report: Ing
         parsed.append(_Pending(path, digest, docs, chunks))
     report.parse_seconds = time.perf_counter() - t0
 
-    total = sum(len(p.chunks) for p in parsed)
-    # In a log file (CI, redirected output) every redraw is a new line: redraw rarely there.
-    interval = 0.5 if sys.stderr.isatty() else 30.0
-    with tqdm(total=total, unit="chunk", desc="embedding", disable=not progress, smoothing=0.05,
-              mininterval=interval) as bar:
-        group: list[_Pending] = []
-        while parsed:
-            group.append(parsed.popleft())  # popped, so written groups are freed as the run goes
-            if sum(len(p.chunks) for p in group) >= EMBED_GROUP_CHUNKS or not parsed:
-                _write_group(group, indexes, model, report, bar.update)
-                group = []
+    group: list[_Pending] = []
+    while parsed:
+        group.append(parsed.popleft())  # popped, so written groups are freed as the run goes
+        if sum(len(p.chunks) for p in group) >= WRITE_GROUP_CHUNKS or not parsed:
+            _write_group(group, indexes, report)
+            group = []
 
 
-def _write_group(group: list[_Pending], indexes: Indexes, model: BaseEmbedding, report: IngestReport,
-                 on_batch: Callable[[int], None]) -> None:
-    """Embed, then Chroma, then the docstore with the manifest in one transaction. Killed anywhere in here, the
-    files are not in the manifest yet and the next run redoes them; upserts make the redo idempotent."""
+def _write_group(group: list[_Pending], indexes: Indexes, report: IngestReport) -> None:
+    """Chroma first (vectors of changed text deleted, kept vectors given their chunks' new metadata), then the
+    docstore with the manifest in one transaction. Killed anywhere in here, the files are not in the manifest yet
+    and the next run redoes them; deletes and upserts make the redo idempotent. The new chunks' vectors are owed
+    from then on, and the semantic phase makes them."""
     chunks = [c for p in group for c in p.chunks]
     t0 = time.perf_counter()
     kept = _unchanged_vectors(indexes, chunks)
-    fresh_chunks = [c for c in chunks if c.chunk_id not in kept]
-    made = iter(embed_texts(model, [c.embedding_text() for c in fresh_chunks], on_batch))
-    vectors = [kept[c.chunk_id] if c.chunk_id in kept else next(made) for c in chunks]
-    if kept:
-        on_batch(len(kept))
-    t1 = time.perf_counter()
-    report.embed_seconds += t1 - t0
     report.chunks_reused += len(kept)
-
-    fresh = {c.chunk_id for c in chunks}
-    stale = [cid for p in group for cid in indexes.docstore.chunk_ids_for_source(str(p.path)) if cid not in fresh]
-    indexes.chroma.delete_ids(stale)
-    indexes.chroma.upsert(chunks, vectors)
-    t2 = time.perf_counter()
-    report.chroma_seconds += t2 - t1
+    old = {cid for p in group for cid in indexes.docstore.chunk_ids_for_source(str(p.path))}
+    indexes.chroma.delete_ids(sorted(old - set(kept)))
+    if kept:
+        kept_chunks = [c for c in chunks if c.chunk_id in kept]
+        indexes.chroma.upsert(kept_chunks, [kept[c.chunk_id] for c in kept_chunks])
+    t1 = time.perf_counter()
+    report.chroma_seconds += t1 - t0
 
     stamp = now()
     indexes.docstore.replace_sources(
@@ -283,7 +287,7 @@ def _write_group(group: list[_Pending], indexes: Indexes, model: BaseEmbedding, 
          ManifestEntry(str(p.path), p.digest, "ok", "", [c.chunk_id for c in p.chunks], stamp))
         for p in group
     )
-    report.docstore_seconds += time.perf_counter() - t2
+    report.docstore_seconds += time.perf_counter() - t1
     report.files_ingested += len(group)
     report.chunks_written += len(chunks)
 
@@ -320,20 +324,14 @@ def _unchanged_vectors(indexes: Indexes, chunks: list[Chunk]) -> dict[str, list[
     return indexes.chroma.vectors(same) if same else {}
 
 
-def _reconcile(indexes: Indexes, report: IngestReport) -> set[str]:
-    """Make Chroma hold exactly the docstore's chunks: delete vectors no chunk owns (a run killed between the
-    writes leaves some) and return the source files whose chunks have no vector, for the caller to redo."""
-    wanted = indexes.docstore.all_chunk_ids()
-    have = indexes.chroma.ids()
-    extra = list(have - wanted)
+def _reconcile(indexes: Indexes, report: IngestReport) -> None:
+    """Delete the vectors no chunk owns (a run killed between the writes leaves some); the vectors chunks lack
+    are owed, and the semantic phase makes them."""
+    extra = sorted(indexes.chroma.ids() - indexes.docstore.all_chunk_ids())
     if extra:
         log.info("removing %d orphaned vectors", len(extra))
         indexes.chroma.delete_ids(extra)
         report.chunks_removed += len(extra)
-    missing = wanted - have
-    if missing:
-        log.info("%d chunks have no vector; their files will be re-ingested", len(missing))
-    return indexes.docstore.sources_of(missing) if missing else set()
 
 
 def _rebuild_bm25(indexes: Indexes, report: IngestReport) -> None:

@@ -110,6 +110,15 @@ class ScholarSettings(BaseSettings):
         "(Library.open): one short query is fastest on one thread, and on a busy 2-core machine two threads are "
         "~10x slower. 0 leaves the backend's default."
     )
+    semantic_refresh_s: float = Field(
+        default=30.0, ge=0, description="While the semantic index is being built, how often (seconds) a process "
+        "serving queries re-reads the ingest's progress record and, when vectors were added, the vectors it "
+        "searches: new vectors are searched without a restart. 0 checks on every search."
+    )
+    background_ingest_nice: int = Field(
+        default=5, ge=0, le=19, description="`scholar chat --ingest` and `scholar serve --ingest` embed in a "
+        "background process at this niceness, so a reader's question is answered first on a busy machine."
+    )
 
     # --- stores -----------------------------------------------------------------------------
     chroma_url: str | None = Field(default=None,
@@ -142,6 +151,8 @@ class ScholarSettings(BaseSettings):
                                "card adds to its best passage.")
     pali_weight: float = Field(default=1.0, ge=0, description="Weight of the aligned-Pali ranking when a query holds "
                                "Pali words.")
+    pali_min_words: int = Field(default=2, ge=1, description="Pali words a query must hold for the aligned-Pali "
+                                "ranking to join (a quoted Pali line); fewer are left to the English search.")
     bridge_weight: float = Field(default=0.3, ge=0, description="What a bridged word (monks -> mendicants) counts in "
                                  "BM25 against the reader's own word.")
     # A word the reader repeats counts (k3 + 1) n / (k3 + n), not n (BM25's query-term saturation): a quoted saying

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from indexing.errors import IndexNotBuiltError
+from indexing.progress import read_progress
 from indexing.settings import ScholarSettings
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import BASKETS, COLLECTIONS, TRANSLATORS
@@ -29,6 +30,7 @@ def collect_stats(settings: ScholarSettings) -> dict:
         "files": len(manifest),
         "files_skipped": sum(1 for e in manifest.values() if e.status == "skipped"),
         "embedding_model": store.info("embed_model"),
+        "semantic": _semantic(settings),
         "last_ingest": last,
         "index_dir": str(settings.index_dir),
         "index_bytes": {
@@ -39,6 +41,11 @@ def collect_stats(settings: ScholarSettings) -> dict:
     }
     store.close()
     return stats
+
+
+def _semantic(settings: ScholarSettings) -> dict | None:
+    progress = read_progress(settings.index_dir)
+    return progress.as_dict() if progress is not None else None
 
 
 def _per(stats: dict, level: str, order: list[str]) -> str:
@@ -56,6 +63,7 @@ def format_stats(stats: dict) -> str:
         "by translator: " + _per(stats, "translator", list(TRANSLATORS)),
         "texts by book: " + ", ".join(f"{k} {v}" for k, v in sorted(stats["suttas_by_collection"].items())),
         f"embedding model: {stats['embedding_model']}",
+        (stats.get("semantic") or {}).get("summary") or "semantic search: no progress record (an index built whole)",
         "index size: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in stats["index_bytes"].items()),
         f"last ingest: {(stats['last_ingest'] or {}).get('summary')}",
     ]

@@ -141,3 +141,13 @@ def test_a_framed_title_covers_the_name_to_its_end_only(lib):
     # the name goes on past "Burning": the frame names "Burning Rāhula", which no title is
     longer = lib.aliases.resolve("What is taught in the Discourse on Burning Rāhula?").candidates
     assert "SN 35.28" not in [c.sutta_id for c in longer]
+
+
+def test_a_names_table_may_say_where_it_comes_from_in_comment_lines(tmp_path):
+    from indexing.cards import load_names, name_rows
+
+    table = tmp_path / "titles.csv"
+    table.write_text("# source: https://example.org/index.html, CC BY 4.0\nalias,sutta_id,translator,source\n"
+                     "The Only Son,Ud 2.7,T,x\n# a note between rows\nGood Will,Snp 1.8,T,y\n", encoding="utf-8")
+    assert [r["alias"] for r in name_rows(table)] == ["The Only Son", "Good Will"]
+    assert load_names([table]) == {"Ud 2.7": ["The Only Son"], "Snp 1.8": ["Good Will"]}

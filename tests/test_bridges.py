@@ -46,18 +46,32 @@ def test_older_translation_term_finds_sujatos_passage(lib):
     assert any("taints -> defilements" in n for n in result.notes)
 
 
-def test_pali_term_searches_the_aligned_pali(lib):
-    # "jhana" is in no English passage; AN 4.123's Pali has jhānaṁ (inflected, with diacritics)
+def test_one_pali_word_in_an_english_question_is_bridged_not_searched_in_the_pali(lib):
+    # "jhana" is in no English passage: the bridge to Sujato's "absorption" finds AN 4.123. One Pali word in an
+    # English question does not bring in the aligned-Pali ranking (it did not pay on the dev halves it was not
+    # written from: docs/evaluation.md)
     result = search(lib, "Who enters the first jhana and enjoys it?", k=3, mode="bm25")
     assert result.passages[0].sutta_id == "AN 4.123"
-    assert "pali" in result.search_types_used and "pali" in result.passages[0].scores
+    assert "pali" not in result.search_types_used
     plan_note = " ".join(result.notes)
     assert "jhana" in plan_note and "absorption" in plan_note
 
 
-def test_a_pali_line_finds_its_passage(lib):
+def test_a_quoted_pali_line_is_searched_in_the_aligned_pali(lib):
+    # what the aligned-Pali ranking serves: a reader quoting the root text, whatever the English says
     result = search(lib, "Where is it said: yāva lahuparivattaṁ cittaṁ?", k=3, mode="bm25")
     assert result.passages[0].sutta_id == "AN 1.48"
+    assert "pali" in result.search_types_used and "pali" in result.passages[0].scores
+
+
+def test_the_pali_ranking_needs_as_many_pali_words_as_the_setting_asks(lib):
+    configured = lib.settings
+    lib.settings = configured.model_copy(update={"pali_min_words": 1})
+    try:
+        result = search(lib, "Who enters the first jhana and enjoys it?", k=3, mode="bm25")
+    finally:
+        lib.settings = configured
+    assert "pali" in result.search_types_used and "pali" in result.passages[0].scores
 
 
 def test_english_words_are_not_taken_for_pali(lib):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from indexing import pipeline
+from indexing import pipeline, semantic
 from indexing.stores.docstore import DocStore
 
 from corpus import translation_file
@@ -15,7 +15,8 @@ from fakes import FakeEmbedding, SimulatedKill
 @pytest.fixture
 def small_groups(monkeypatch):
     # several embedding groups even on the mini corpus, so a kill can land between groups
-    monkeypatch.setattr(pipeline, "EMBED_GROUP_CHUNKS", 4)
+    monkeypatch.setattr(pipeline, "WRITE_GROUP_CHUNKS", 4)
+    monkeypatch.setattr(semantic, "EMBED_GROUP_CHUNKS", 4)
 
 
 def _clean(settings, corpus, index_state):

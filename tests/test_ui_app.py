@@ -319,10 +319,38 @@ async def test_chat_start_is_fast_and_loads_nothing(app, chat_settings, monkeypa
     from chainlit.config import config
 
     class Exploding:
+        settings = chat_settings
+
         def scholar(self):
             raise AssertionError("chat start must not build the runtime")
 
+        def library(self):
+            raise AssertionError("chat start must not load the library")
+
     monkeypatch.setattr(app, "RUNTIME", Exploding())
+    async with chainlit_session() as rec:
+        await config.code.on_chat_start()
+    assert rec.messages() == []  # no progress record: an index built whole, nothing to say
+
+
+async def test_a_new_chat_says_how_far_the_semantic_index_is_while_it_is_built(app, tmp_path, monkeypatch):
+    import os
+
+    from chainlit.config import config
+
+    from indexing.progress import SemanticProgress, write_progress
+
+    settings = ScholarSettings(_env_file=None, index_dir=tmp_path / "index")
+    settings.index_dir.mkdir()
+    monkeypatch.setattr(app, "RUNTIME", FakeRuntime(settings))
+    write_progress(settings.index_dir, SemanticProgress(chunks_done=410, chunks_total=1000, rate=1.0,
+                                                        pid=os.getpid(), state="embedding"))
+    async with chainlit_session() as rec:
+        await config.code.on_chat_start()
+    (notice,) = rec.messages()
+    assert "Semantic search: 41% — about 10 min" in notice["output"] and "You can ask now" in notice["output"]
+
+    write_progress(settings.index_dir, SemanticProgress(chunks_done=1000, chunks_total=1000))
     async with chainlit_session() as rec:
         await config.code.on_chat_start()
     assert rec.messages() == []

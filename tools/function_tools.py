@@ -240,7 +240,7 @@ class CanonTools:
                         prefer: Sequence[str] = ()) -> ToolResult:
         """Search all texts for passages on a topic, simile or phrase. query: plain words; collection: DN, MN, SN,
         AN or KN (or Vinaya, Sutta) to search only there. Returns numbered passages."""
-        from tools.search.retriever import search
+        from tools.search.retriever import SEMANTIC_NOTE, search
 
         k = max(1, min(int(k or self.budget.k), 15))
         wanted = (collection or "").strip().lower()
@@ -250,16 +250,18 @@ class CanonTools:
         def body():
             result = search(self.library, query, k=k, collection=coll, basket=basket, pinned_docs=prefer)
             self.recorder.search_types_used.update(result.search_types_used)
-            notes = "".join(f"({n})\n" for n in result.notes if "unavailable" not in n)
+            # what the index is missing is for the reader and the trace, not the model
+            notes = "".join(f"({n})\n" for n in result.notes
+                            if "unavailable" not in n and not n.startswith(SEMANTIC_NOTE))
             if not result.passages:
-                return [], notes + "No passages found. Try other words.", "0 passages"
+                return [], notes + "No passages found. Try other words.", f"0 passages ({result.answered_by()})"
             shown = _with_twins(self._windows_in([p.doc_id for p in result.passages], query, limit=windows),
                                 result.passages)
             covering, text = self._evidence(shown)
             held = {p.chunk_id for p in covering}
             # the search's own hits stay retrieved (a citation may point into them) after the lines shown
             passages = covering + [p for p in result.passages if p.chunk_id not in held]
-            return passages, notes + text, f"{len(result.passages)} passages: " + ", ".join(
+            return passages, notes + text, f"{len(result.passages)} passages {result.answered_by()}: " + ", ".join(
                 p.ref for p in result.passages[:6])
 
         inputs = {"query": query, "k": k}

@@ -1,7 +1,9 @@
 """The open indexes every tool reads: docstore, BM25, Chroma and the embedding model, loaded once per process.
 
 The dense side (embedding model + Chroma) is optional at run time: if it cannot load, the library keeps going on
-BM25 and says why in `dense_error`, so a broken model install degrades search instead of breaking the chat.
+BM25 and says why in `dense_error`, so a broken model install degrades search instead of breaking the chat. While
+an ingest is still embedding (docs/first-run.md), `semantic_progress` says how far it is and the vectors embedded
+since they were read are read again: dense search covers what is embedded so far.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -16,6 +19,7 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from indexing.errors import IndexingError
+from indexing.progress import SemanticProgress, read_progress
 from indexing.settings import ScholarSettings
 from indexing.stores.bm25_store import BM25Store
 from indexing.stores.chroma_store import ChromaStore
@@ -94,6 +98,8 @@ class Library:
         self._evidence: EvidenceIndex | None = None
         self._scorer: EmbeddingScorer | None = None
         self._reranker: Reranker | None = None
+        self._semantic: SemanticProgress | None = None
+        self._semantic_read_at = 0.0
 
     @classmethod
     def open(
@@ -157,6 +163,7 @@ class Library:
             self._cards, self._bridges, self._names, self._bm25_rows = None, None, None, None
             self._basket_ids, self._verse_ids, self._translations = None, None, None
             self._rules = None
+            self._semantic = None
 
     def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
@@ -170,6 +177,46 @@ class Library:
     @property
     def dense_ready(self) -> bool:
         return self.chroma is not None and self.embed_model is not None
+
+    def semantic_progress(self) -> SemanticProgress:
+        """How far the semantic index is, from the ingest's progress record (re-read at most every
+        `semantic_refresh_s` seconds). When it says vectors were added since the last reading, the in-memory
+        vectors (passages and cards) are read again, so a process serving while the ingest embeds searches what
+        is embedded so far without a restart. An index without a record counts its vectors."""
+        now = time.monotonic()
+        known = self._semantic
+        if known is not None and (known.complete or now - self._semantic_read_at < self.settings.semantic_refresh_s):
+            return known
+        record = read_progress(self.settings.index_dir) or self._counted_progress()
+        with self._lock:
+            self._semantic, self._semantic_read_at = record, now
+        if known is not None and (record.done, record.state) != (known.done, known.state):
+            self._reload_vectors()
+        return record
+
+    def _counted_progress(self) -> SemanticProgress:
+        total = self.docstore.chunk_count()
+        try:
+            done = self.chroma.count() if self.chroma is not None else 0
+        except Exception:  # a remote Chroma gone away: nothing can be said to be embedded
+            done = 0
+        return SemanticProgress(chunks_done=min(done, total), chunks_total=total, state="complete"
+                                if done >= total else "embedding")
+
+    def _reload_vectors(self) -> None:
+        log.info("new vectors in the semantic index: reading them")
+        with self._lock:
+            self._matrix, self._matrix_failed = None, False  # read again on the next dense search
+            cards = self._cards
+        if cards is not None and self.dense_ready:
+            cards.reload_vectors(self.settings)
+
+    def dense_coverage(self) -> float:
+        """The share of passages dense search can find now: 1.0 on a complete index, 0.0 before the first vector
+        (or with the dense side down)."""
+        if not self.dense_ready:
+            return 0.0
+        return self.semantic_progress().chunk_fraction
 
     @property
     def catalog(self) -> Catalog:

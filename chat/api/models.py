@@ -90,7 +90,11 @@ class SearchResponse(BaseModel):
     collection: str | None
     basket: str | None = Field(default=None, description="The basket searched alone (asked for, or named in the "
                                "query), or the one a topic word leaned the ranking toward.")
-    search_types_used: list[str] = Field(description="What really ran: bm25, dense (absent if it was down).")
+    search_types_used: list[str] = Field(description="What really ran: bm25, dense (absent if it was down, or "
+                                         "before the semantic index has its first vectors).")
+    dense_coverage: float | None = Field(default=None, description="The share of passages the dense search "
+                                         "covered: below 1 while the semantic index is being built; null when "
+                                         "dense search did not run.")
     degraded: str | None = Field(default=None, description="Why the search ran with less than was asked for.")
     pinned_suttas: list[str] = Field(default_factory=list, description="Suttas named in the query, shown first.")
     notes: list[str] = Field(default_factory=list)

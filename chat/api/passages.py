@@ -27,6 +27,8 @@ def run_search(library, query: str, k: int, mode: str, collection: str | None, b
     if wanted_dense and "dense" not in result.search_types_used:
         why = [n for n in result.notes if "BM25" in n or "dense" in n]
         degraded = "; ".join(why) or "dense retrieval unavailable; BM25 only"
+    elif wanted_dense and result.dense_coverage is not None and result.dense_coverage < 1:
+        degraded = "; ".join(n for n in result.notes if "dense search covers" in n)
     return result, degraded
 
 
@@ -85,7 +87,8 @@ async def answer_without_llm(runtime: Runtime, question: str, session_id: str | 
         library = await run_in_threadpool(runtime.library)
         result, degraded = await run_in_threadpool(run_search, library, question, settings.retrieval_k, "hybrid", None)
         passages, used = result.passages, result.search_types_used
-        step.output_summary = f"{len(passages)} passages" + (f"; {degraded}" if degraded else "")
+        step.output_summary = f"{len(passages)} passages {result.answered_by()}" + (f"; {degraded}" if degraded
+                                                                                     else "")
     except (IndexUnavailableError, ToolError, IndexingError) as exc:
         step.error = str(exc)
     step.duration_ms = (time.perf_counter() - started) * 1000

@@ -253,7 +253,8 @@ def _add_text_routes(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guard
         result, degraded = run_search(runtime.library(), question, body.k, body.mode, collection, body.basket)
         return SearchResponse(
             query=question, mode=body.mode, k=body.k, collection=collection, basket=result.basket,
-            search_types_used=result.search_types_used, degraded=degraded, pinned_suttas=result.pinned_suttas,
+            search_types_used=result.search_types_used, dense_coverage=result.dense_coverage, degraded=degraded,
+            pinned_suttas=result.pinned_suttas,
             notes=result.notes, timings_ms=result.timings_ms, took_ms=round((time.perf_counter() - started) * 1000, 1),
             passages=[passage_out(i, p) for i, p in enumerate(result.passages[: body.k], start=1)],
         )
@@ -282,13 +283,16 @@ def _add_health_route(app: FastAPI, runtime: Runtime, prefix: str, guards: _Guar
                probe: Annotated[bool, Query(description="Also check which LLM a query would get (Ollama, "
                                                 "embedded) before one has been built.")] = False,
                x_api_key: Annotated[str | None, Header()] = None):
-        """Whether the index is loaded, its size, and which LLM and embedding provider are live. With API keys or a
-        chat login configured, only the status without a valid key or login: paths, hosts and errors are for
-        those who hold one, and only they can make the server probe its LLM."""
+        """Whether the index is loaded, its size, how far its semantic index is (`index.semantic`: percent, minutes
+        left, a line for a reader; the status is "degraded" until it is complete), and which LLM and embedding
+        provider are live. With API keys or a chat login configured, only the status and the semantic index's
+        progress without a valid key or login: paths, hosts and errors are for those who hold one, and only they
+        can make the server probe its LLM."""
         trusted = api_auth.trusted(request, x_api_key)
         body, code = _health(runtime, probe and trusted)
         if not trusted:
-            body = HealthResponse(status=body.status, index={"loaded": body.index.get("loaded", False)},
+            public: dict[str, Any] = {key: body.index[key] for key in ("loaded", "semantic") if key in body.index}
+            body = HealthResponse(status=body.status, index=public,
                                   embedding={}, llm={"note": "details need an X-API-Key or a login"})
         return JSONResponse(body.model_dump(), status_code=code)
 
@@ -301,6 +305,7 @@ def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]
     embedding: dict[str, Any] = {
         "provider": settings.embed_provider, "model": embed_model_name(settings), "live": False,
     }
+    semantic = None
     try:
         library = runtime.library()
     except IndexUnavailableError as exc:
@@ -322,6 +327,8 @@ def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]
             except Exception as exc:  # a remote Chroma may have gone away; health reports it rather than failing
                 index["dense_vectors"] = None
                 embedding["error"] = f"Chroma: {exc}"
+        semantic = library.semantic_progress()
+        index["semantic"] = _semantic_view(semantic)
     llm: dict[str, Any] = {
         "provider": settings.llm_provider, "live": runtime.llm_name, "loaded": runtime.scholar_loaded,
     }
@@ -334,24 +341,37 @@ def _health(runtime: Runtime, probe: bool = False) -> tuple[HealthResponse, int]
     status: Literal["ok", "degraded", "unavailable"]
     if library is None:
         status = "unavailable"
-    elif not library.dense_ready or runtime.llm_error:
-        status = "degraded"
+    elif not library.dense_ready or runtime.llm_error or (semantic is not None and not semantic.complete):
+        status = "degraded"  # answering, with less than the whole: keywords alone for what is not embedded yet
     else:
         status = "ok"
     return HealthResponse(status=status, index=index, embedding=embedding, llm=llm), 503 if library is None else 200
+
+
+def _semantic_view(progress) -> dict[str, Any]:
+    """How far the semantic index is, for /api/health: percent, minutes left, one line for a reader."""
+    view = progress.as_dict()
+    view.pop("pid", None)  # the host's business
+    return view
 
 
 def run_server(args, settings: ScholarSettings) -> int:
     """`scholar serve`: the API alone, under uvicorn."""
     import uvicorn
 
-    runtime = Runtime(settings)
-    app = create_app(runtime)
-    log.info("opening the index at %s", settings.index_dir)
-    # Loading up front makes the first request fast and a missing index an immediate, readable error.
-    runtime.library()
-    log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
-    uvicorn.Server(server_config(app, args.host, args.port, settings)).run()
+    from chat import first_run
+
+    embedder = first_run.lexical_then_background(settings) if getattr(args, "ingest", False) else None
+    try:
+        runtime = Runtime(settings)
+        app = create_app(runtime)
+        log.info("opening the index at %s", settings.index_dir)
+        # Loading up front makes the first request fast and a missing index an immediate, readable error.
+        runtime.library()
+        log.info("API on http://%s:%d (docs at /docs)", args.host, args.port)
+        uvicorn.Server(server_config(app, args.host, args.port, settings)).run()
+    finally:
+        first_run.stop(embedder)
     return 0
 
 

@@ -25,6 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the run report as JSON")
     s.add_argument("--wait", action="store_true", help="if another ingest is updating the index, wait for it "
                    "instead of stopping")
+    s.add_argument("--lexical-only", action="store_true", help="everything but the vectors (docstore, BM25, "
+                   "names, cards' text): enough to serve; a later run embeds what is missing")
 
     s = sub.add_parser("stats", help="what the index holds")
     s.add_argument("--json", action="store_true")
@@ -69,10 +71,14 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--headless", action="store_true")
+    s.add_argument("--ingest", action="store_true", help="bring the index up to date first: the lexical side "
+                   "before the chat starts, the vectors in a background process while it serves")
 
     s = sub.add_parser("serve", help="start the JSON HTTP API")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8001)
+    s.add_argument("--ingest", action="store_true", help="bring the index up to date first: the lexical side "
+                   "before the API starts, the vectors in a background process while it serves")
 
     s = sub.add_parser("models", help="the embedded offline LLM")
     s.add_argument("action", choices=["install", "status"])
@@ -107,7 +113,8 @@ def _dispatch(args, settings: ScholarSettings) -> int:
     if args.command == "ingest":
         from indexing.pipeline import ingest
 
-        report = ingest(settings, args.paths or None, progress=not args.no_progress, wait=args.wait)
+        report = ingest(settings, args.paths or None, progress=not args.no_progress, wait=args.wait,
+                        semantic=not args.lexical_only)
         if args.json:
             sys.stdout.write(json.dumps(report.__dict__, indent=2, default=str) + "\n")
         else:

@@ -28,6 +28,7 @@ from chat.ui.render import (
     escape_answer,
     follow_up_label,
     render_answer,
+    semantic_notice,
     step_input,
     step_name,
     step_output,
@@ -35,6 +36,7 @@ from chat.ui.render import (
     unique_citations,
 )
 from chat.ui.sources import citation_panel
+from indexing.progress import read_progress
 from indexing.settings import ScholarSettings
 from indexing.settings_doc import load_settings
 
@@ -59,6 +61,10 @@ async def _starters(user=None, language=None) -> list[cl.Starter]:
 @cl.on_chat_start
 async def on_chat_start() -> None:
     cl.user_session.set("traces", {})
+    # read from the ingest's record, not the library: a new chat must not wait for the library to load
+    notice = semantic_notice(read_progress(_runtime().settings.index_dir))
+    if notice:
+        await cl.Message(content=notice, author=ASSISTANT).send()
 
 
 @cl.on_chat_resume

@@ -151,15 +151,22 @@ def chainlit_env(base: dict[str, str] | None = None, trusted_proxies: list[str] 
 
 
 def run_chat(args, settings: ScholarSettings) -> int:
+    from chat import first_run
     from chat.ui.auth import parse_users
 
     parse_users(settings.chat_users)  # a malformed login list stops here, with its reason, before any server starts
     cmd = chainlit_command(args.host, args.port, args.headless)
+    embedder = first_run.lexical_then_background(settings) if getattr(args, "ingest", False) else None
     log.info("starting the chat on http://%s:%d (index %s)", args.host, args.port, settings.index_dir)
     if not (settings.index_dir / "docstore.sqlite").exists():
         log.warning("no index at %s yet: the chat will start, but run `scholar ingest` before asking",
                     settings.index_dir)
-    child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env(trusted_proxies=settings.trusted_proxies))
+    try:
+        child = subprocess.Popen(cmd, cwd=REPO, env=chainlit_env(trusted_proxies=settings.trusted_proxies))
+    except BaseException:
+        first_run.stop(embedder)
+        raise
+    first_run.announce_when_serving(args.host, args.port, ASSISTANT, alive=lambda: child.poll() is None)
 
     def kill_if_running() -> None:
         if child.poll() is None:
@@ -183,3 +190,4 @@ def run_chat(args, settings: ScholarSettings) -> int:
         signal.signal(signal.SIGTERM, previous)
         if child.poll() is None:
             child.terminate()
+        first_run.stop(embedder)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from chat.input import has_surrogates
 from chat.pipeline.answer import Answer, Citation, ClaimVerdict, TraceStep
+from indexing.progress import SemanticProgress
 from indexing.vocabulary import WARNING_ICON, segment_ref, translator_name
 
 # Backslash, brackets and angle brackets are enough to make model text inert: no link, image, autolink or HTML
@@ -58,6 +59,16 @@ def escape_verse(text: str, joiner: str) -> str:
     """Corpus text whose line breaks (verse lines, `<j>` in the source) survive escaping, joined by `joiner`:
     Markdown's hard break outside a table, " / " inside a table cell, where a line cannot break."""
     return joiner.join(escape_corpus(line) for line in text.splitlines() if line.strip())
+
+
+def semantic_notice(progress: SemanticProgress | None) -> str | None:
+    """The line a new chat opens with while the semantic index is being built (None once it is complete): how
+    far it is, and that questions are answered meanwhile."""
+    if progress is None or progress.complete:
+        return None
+    return (f"**{progress.describe().capitalize()}.** You can ask now: passages are found by their words "
+            "everywhere, and by their meaning among those already embedded; answers get better at finding texts "
+            "described in other words as it fills in.")
 
 
 def check_input(text: str, max_chars: int) -> str | None:

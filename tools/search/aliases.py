@@ -11,7 +11,6 @@ needs a cue beside it — "... Sutta", "the ... discourse", or quotation marks. 
 
 from __future__ import annotations
 
-import csv
 import logging
 import re
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from indexing.cards import name_rows
 from indexing.pali_index import nasal
 from indexing.stores.docstore import DocStore
 from tools.language.words import STOPWORDS, fold, folded_words, word_set
@@ -179,11 +179,10 @@ class AliasIndex:
         return index
 
     def load_csv(self, path: Path, source: str = "nickname") -> None:
-        with path.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh):
-                alias, sutta_id = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
-                if alias and sutta_id:
-                    self.add(alias, sutta_id, source)
+        for row in name_rows(path):
+            alias, sutta_id = (row.get("alias") or "").strip(), (row.get("sutta_id") or "").strip()
+            if alias and sutta_id:
+                self.add(alias, sutta_id, source)
 
     def add(self, alias: str, sutta_id: str, source: str) -> None:
         key = core_key(alias)

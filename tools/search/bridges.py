@@ -51,6 +51,7 @@ class BridgedQuery:
     bm25_weights: dict[str, float] = field(default_factory=dict)  # analyzed English tokens -> weight
     dense_text: str = ""
     pali_weights: dict[str, float] = field(default_factory=dict)  # Pali vocabulary tokens -> weight
+    pali_words: list[str] = field(default_factory=list)  # the reader's words taken as Pali, folded, each once
     matches: list[str] = field(default_factory=list)  # "monks -> mendicant", "jhana (Pali) -> absorption"
     # each bridged idea as (the reader's analyzed tokens, the tokens they were bridged to): one idea in two words
     pairs: list[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -227,6 +228,8 @@ class Bridges:
                 continue
             for f in forms:
                 out.pali_weights[f] = out.pali_weights.get(f, 0.0) + 1.0
+            if word not in out.pali_words:
+                out.pali_words.append(word)
             if any(s < ee and ss < e for ss, ee, _ in edits):
                 continue  # already bridged as an older rendering ("jhana" is both)
             pali_bridge = self._pali_bridge(word)
@@ -267,7 +270,10 @@ def bridge_plan(library, plan) -> None:
     library's words, the forms of its Pali words."""
     bridged = library.bridges.apply(plan.dense_text, plan.bm25_text)
     plan.bm25_weights = bridged.bm25_weights
-    plan.pali_weights = bridged.pali_weights
+    # the aligned Pali is searched for a reader who writes Pali (a quoted line), not for one Pali word in an English
+    # question ("arahant", "jhana", a name): those the English search and the bridges serve
+    quoted = len(bridged.pali_words) >= library.settings.pali_min_words
+    plan.pali_weights = bridged.pali_weights if quoted else {}
     if bridged.dense_text != plan.dense_text:
         plan.dense_text = bridged.dense_text
     if bridged.matches:

@@ -52,6 +52,13 @@ class CardIndex:
         vectors, names = _read_vectors(settings) if dense and cards else (None, None)
         return cls(cards, bm25, vectors, names)
 
+    def reload_vectors(self, settings) -> None:
+        """Read the card vectors again (the semantic phase of an ingest has added some), swapping them in whole
+        so a search running meanwhile sees either the old or the new ones."""
+        vectors, names = _read_vectors(settings) if self.cards else (None, None)
+        self.ids, self.matrix = vectors if vectors is not None else ([], None)
+        self.name_ids, self.name_matrix = names if names is not None else ([], None)
+
     def __len__(self) -> int:
         return len(self.cards)
 

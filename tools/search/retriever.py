@@ -43,6 +43,7 @@ DUPLICATE_JACCARD = 0.8
 PINNED_POOL = 10  # candidates per named sutta from each of BM25 and dense, before phrase order decides
 PHRASE_BOOST = 1.0
 CARD_DOCS = 10  # suttas found by their cards that lend their score to their best passage
+SEMANTIC_NOTE = "the semantic index"  # how a note about the index being built begins
 
 _WORD = re.compile(r"\w+")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -60,6 +61,19 @@ class SearchResult:
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     basket: str | None = None  # searched only there (named or asked for), or leaned toward it
+    dense_coverage: float | None = None  # the share of passages the dense search covered; None: it did not run
+
+    def answered_by(self) -> str:
+        """Which side found the passages, in words: keywords alone, or keywords and meaning (over how much)."""
+        if "dense" not in self.search_types_used:
+            return "by keywords (BM25)" if self.search_types_used else "by nothing"
+        if "bm25" not in self.search_types_used:
+            side = "by meaning (dense)"
+        else:
+            side = "by keywords and meaning (BM25 and dense)"
+        if self.dense_coverage is not None and self.dense_coverage < 1:
+            side += f", meaning over the {int(100 * self.dense_coverage)}% of passages embedded so far"
+        return side
 
 
 # ---- the two retrievers and their fusion ------------------------------------------------------------
@@ -149,7 +163,7 @@ def search(
     timings["plan"] = _ms(t0)
 
     notes = list(analysis.notes)
-    want_bm25, want_dense = _retrievers(library, mode, notes)
+    want_bm25, want_dense, coverage = _retrievers(library, mode, notes)
     collection, basket, where = _filters(collection, basket, analysis)
     allowed = _filtered_chunks(library, where) if where else None
     ranked, want_dense = _rank(library, analysis, (want_bm25, want_dense), where, allowed, notes, timings)
@@ -171,6 +185,7 @@ def search(
         notes=notes,
         timings_ms=timings,
         basket=basket or analysis.basket,
+        dense_coverage=coverage if "dense" in used else None,
     )
 
 
@@ -182,13 +197,22 @@ def _check_request(mode: str, query: str) -> None:
         raise ToolError("empty search query")
 
 
-def _retrievers(library, mode: str, notes: list[str]) -> tuple[bool, bool]:
-    """Whether BM25 and dense search run: as the mode asks, BM25 alone when the dense side is down."""
+def _retrievers(library, mode: str, notes: list[str]) -> tuple[bool, bool, float | None]:
+    """Whether BM25 and dense search run, and the share of passages dense search covers: as the mode asks, BM25
+    alone when the dense side is down or has no vector yet (the semantic index is being built), and dense over
+    what is embedded so far while it is partial."""
     want_bm25, want_dense = mode != "dense", mode != "bm25"
     if want_dense and not library.dense_ready:
         notes.append(f"dense search unavailable ({library.dense_error}); BM25 only")
-        want_dense, want_bm25 = False, True
-    return want_bm25, want_dense
+        return True, False, None
+    coverage = library.dense_coverage() if want_dense else None
+    if coverage is not None and coverage <= 0:
+        notes.append(f"{SEMANTIC_NOTE} is still being built and has no passage yet; BM25 only")
+        return True, False, coverage
+    if coverage is not None and coverage < 1:
+        notes.append(f"{SEMANTIC_NOTE} is still being built: dense search covers {int(100 * coverage)}% of the "
+                     "passages so far")
+    return want_bm25, want_dense, coverage
 
 
 def _filters(collection: str | None, basket: str | None,
