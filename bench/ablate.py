@@ -47,6 +47,11 @@ VARIANTS: dict[str, dict] = {
     "dense 0 (BM25 side only)": {"dense_weight": 0.0},
     "dense 0.25": {"dense_weight": 0.25},
     "dense 1.0 (equal fusion)": {"dense_weight": 1.0},
+    # the MiniLM card vectors' share of the sutta score (issue #26: is the semantic side weighted right?)
+    "card dense 0": {"card_dense_weight": 0.0},
+    "card dense 2.0": {"card_dense_weight": 2.0},
+    "card name 0": {"card_name_weight": 0.0},
+    "cards 0.2 (twice the share)": {"card_weight": 0.2},
 }
 
 
@@ -76,6 +81,7 @@ def main() -> int:
     ap.add_argument("--questions", type=Path, nargs="+", required=True)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), help="only these (default: all)")
     args = ap.parse_args()
     base = ScholarSettings()
     library = Library.open(base)
@@ -83,6 +89,8 @@ def main() -> int:
     files = {p.stem: [q for q in load_questions(p) if q.get("gold")] for p in args.questions}
     out: dict[str, dict] = {}
     for name, update in VARIANTS.items():
+        if args.variants and name not in args.variants:
+            continue
         _apply(library, base, update)
         out[name] = {}
         for stem, questions in files.items():

@@ -11,6 +11,7 @@ max_seq_length, the transformer, a mean over the non-padding tokens, then unit l
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -82,25 +83,27 @@ def _export(source: Path, out: Path) -> None:
         raise IndexingError("exporting the embedding model to ONNX needs torch and transformers") from exc
 
     model = AutoModel.from_pretrained(str(source)).eval()
+    # BERT (MiniLM) takes token types; MPNet has none: the graph takes what the model's forward takes
+    inputs = [name for name in INPUTS if name in inspect.signature(model.forward).parameters]
 
     class Hidden(torch.nn.Module):
         def __init__(self, inner: torch.nn.Module):
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
+        def forward(self, *feeds):
+            return self.inner(**dict(zip(inputs, feeds))).last_hidden_state
 
     sample = torch.ones(2, 8, dtype=torch.long)
+    samples = tuple(torch.zeros_like(sample) if name == "token_type_ids" else sample for name in inputs)
     axes = {"batch": 0, "tokens": 1}
-    dynamic = {name: {v: k for k, v in axes.items()} for name in (*INPUTS, "hidden")}
+    dynamic = {name: {v: k for k, v in axes.items()} for name in (*inputs, "hidden")}
     import warnings
 
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # the exporter's notes on operators this graph does not use as warned
         torch.onnx.export(
-            Hidden(model), (sample, sample, torch.zeros_like(sample)), str(out), input_names=list(INPUTS),
+            Hidden(model), samples, str(out), input_names=inputs,
             output_names=["hidden"], dynamic_axes=dynamic, opset_version=OPSET, dynamo=False,
         )
 
@@ -116,6 +119,18 @@ def _quantize(fp32: Path, out: Path) -> None:
         quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True)
     finally:
         logging.disable(previous)
+
+
+def _pad_token(model_dir: Path) -> str:
+    """The model's own padding token (MiniLM's "[PAD]", MPNet's "<pad>"): MPNet numbers positions from the
+    padding id, so padding with another token would shift nothing real but is not what the model was trained on."""
+    try:
+        pad = json.loads((model_dir / "special_tokens_map.json").read_text()).get("pad_token")
+    except (OSError, ValueError):
+        pad = None
+    if isinstance(pad, dict):
+        pad = pad.get("content")
+    return pad if isinstance(pad, str) and pad else "[PAD]"
 
 
 class OnnxEmbedding(BaseEmbedding):
@@ -145,8 +160,9 @@ class OnnxEmbedding(BaseEmbedding):
         self._inputs = tuple(i.name for i in self._session.get_inputs())
         tokenizer = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=self.max_length)
-        pad_id = tokenizer.token_to_id("[PAD]")
-        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        pad = _pad_token(tokenizer_dir)
+        pad_id = tokenizer.token_to_id(pad)
+        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad)
         self._tokenizer = tokenizer
 
     @classmethod

@@ -138,3 +138,51 @@ def test_an_index_keeps_its_backend_unless_another_is_asked_for(settings: Schola
     switched = ingest(default.model_copy(update={"embed_backend": "onnx"}), [mini_corpus], embed_model=fake_embed,
                       progress=False)
     assert switched.chunks_embedded == first.chunks_embedded > 0 and recorded() == "local:all-MiniLM-L6-v2+onnx"
+
+
+@pytest.fixture(scope="module")
+def tiny_mpnet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-layer MPNet (no token types; padding id 1, as all-mpnet-base-v2) with a tokenizer whose pad token is
+    "<pad>": the shape of the second-stage model, small."""
+    import json
+
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import MPNetConfig, MPNetModel
+
+    folder = tmp_path_factory.mktemp("tiny-mpnet")
+    words = ["<s>", "<pad>", "</s>", "[UNK]", *sorted({w.lower().strip(".,:") for t in TEXTS for w in t.split()})]
+    vocab = {w: i for i, w in enumerate(words)}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace()])
+    tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0),
+                                                                                                    ("</s>", 2)])
+    tokenizer.save(str(folder / "tokenizer.json"))
+    (folder / "special_tokens_map.json").write_text(json.dumps({"pad_token": "<pad>", "unk_token": "[UNK]"}))
+    (folder / "sentence_bert_config.json").write_text('{"max_seq_length": 16, "do_lower_case": false}')
+    torch.manual_seed(0)
+    config = MPNetConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=64, pad_token_id=1)
+    MPNetModel(config).eval().save_pretrained(folder)
+    return folder
+
+
+def test_a_model_without_token_types_is_exported_and_matches_torch_when_padded(settings: ScholarSettings,
+                                                                               tiny_mpnet: Path) -> None:
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModel
+
+    model = build_embed_model(_settings(settings, tiny_mpnet, "onnx"))
+    got = np.asarray(model.get_text_embedding_batch(TEXTS))  # one batch: the short texts are padded
+    tokenizer = Tokenizer.from_file(str(tiny_mpnet / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=16)  # the third text is cut at 16 tokens on both sides
+    torch_model = AutoModel.from_pretrained(str(tiny_mpnet)).eval()
+    want = []
+    for text in TEXTS:  # one at a time in torch: no padding at all
+        ids = torch.tensor([tokenizer.encode(text).ids])
+        with torch.no_grad():
+            hidden = torch_model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state[0]
+        pooled = hidden.mean(0)
+        want.append((pooled / pooled.norm()).numpy())
+    assert np.abs(got - np.array(want)).max() < 1e-5
