@@ -130,8 +130,8 @@ def test_an_index_keeps_its_backend_unless_another_is_asked_for(settings: Schola
     assert first.chunks_written > 0 and recorded() == "local:all-MiniLM-L6-v2"
 
     default = ScholarSettings(_env_file=None, index_dir=settings.index_dir, corpus_paths=[mini_corpus],
-                              chroma_url=None)  # the backend left to its default (ONNX)
-    assert default.embed_backend == "onnx"
+                              chroma_url=None)  # the backend left to its default (ONNX int8)
+    assert default.embed_backend == "onnx-int8"
     again = ingest(default, [mini_corpus], embed_model=fake_embed, progress=False)
     assert again.chunks_written == 0 and again.cards_embedded == 0 and recorded() == "local:all-MiniLM-L6-v2"
 
