@@ -1,0 +1,88 @@
+"""Say from the selected lines: the model restates the lines chosen to answer, one numbered line per sentence.
+
+A 1.5B model chooses and restates far better than it writes free prose. Once `select.select_lines` has chosen the
+lines that answer, the model is shown only those, numbered 1..k, and held by a grammar to write one to four
+sentences, each opening with the number of the line it restates:
+
+    [2] The Buddha says the fire "is reckoned to have become quenched due to lack of fuel".
+
+Writing the number first commits the sentence to one line before a word of it is written; the citation is then
+that line's reference, taken from the selection, never typed by the model. A sentence may carry the line's key
+words as a short quotation inside it. The reply is turned into the usual draft ("sentence [ref]." with the line's
+reference), so the same checks judge it as any other answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from chat.pipeline.compose import quote_text
+from chat.pipeline.draft import with_refs
+from indexing.vocabulary import ABSTAIN_SENTENCE
+from prompts import load_prompt
+from tools.search.windows import EvidenceWindow
+
+MAX_SENTENCES = 4
+SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
+LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
+
+# One sentence per item: opens with a capital, digit or quotation mark; no line break, bracket, parenthesis,
+# asterisk or CJK (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py); a full stop inside only
+# before a digit, lowercase letter or punctuation ("AN 3.36", "e.g."); a colon only before a space (a quotation
+# introduced: 'names four deeds: "killing ..."', never a segment ID such as "MN 22:10.7").
+_ITEM = r'''item ::= "[" num "] " sentence
+sentence ::= [A-Z0-9“"‘\u00c0-\u024f\u1e00-\u1eff] inner{5,299} [.!?] ["”’]?
+inner ::= [^\n\[\]():*.!?\u3000-\u9fff\uff00-\uffef] | [.!?] [0-9a-z.,;”’"] | ": "
+'''
+_ITEM_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
+
+
+def say_grammar(n_lines: int) -> str:
+    """GBNF: the abstain sentence, or one to MAX_SENTENCES items, each "[k] sentence" with k in 1..n_lines."""
+    abstain = '"' + ABSTAIN_SENTENCE.replace('"', '\\"') + '"'
+    numbers = " | ".join(f'"{i}"' for i in range(n_lines, 0, -1))  # longer numbers first
+    return (f'root ::= {abstain} | item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n' + _ITEM + f"num ::= {numbers}\n")
+
+
+def listing(windows: list[EvidenceWindow]) -> str:
+    """The selected lines, numbered 1..k, as the model reads them."""
+    return "\n".join(f"[{i}] {w.ref} ({w.title}): “{quote_text(w, LINE_CHARS)}”" for i, w in enumerate(windows, 1))
+
+
+def say_messages(question: str, windows: list[EvidenceWindow], hints: str = "") -> list[ChatMessage]:
+    """The prompt: the rules (the same for every question, so llama.cpp reuses their cache), then the lines and the
+    question."""
+    system = load_prompt("say_system").strip()
+    user = load_prompt("say_user", lines=listing(windows), question=question,
+                       hints=f"\n{hints.strip()}\n" if hints.strip() else "").strip()
+    return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]
+
+
+@dataclass(frozen=True)
+class Said:
+    """One sentence the model wrote and the selected line (1..k) it restates."""
+
+    line: int
+    text: str
+
+
+def parse_said(reply: str, n_lines: int) -> list[Said]:
+    """The reply's items, in order; a line without a number in 1..n_lines, or one said twice, is dropped."""
+    out: list[Said] = []
+    for raw in reply.splitlines():
+        m = _ITEM_LINE.match(raw)
+        if not m:
+            continue
+        k, text = int(m.group(1)), m.group(2).strip()
+        if 1 <= k <= n_lines and text and all(s.text != text for s in out):
+            out.append(Said(k, text))
+    return out[:MAX_SENTENCES]
+
+
+def as_draft(said: list[Said], windows: list[EvidenceWindow]) -> str:
+    """The sentences as one paragraph, each cited by the reference of the line it restates ("… fuel
+    [MN 72:19.11–19.18].")."""
+    return " ".join(with_refs(s.text, [windows[s.line - 1].ref]) for s in said)
