@@ -215,7 +215,7 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
                               session=None, mode="auto")
     assert ask_cli.run_ask(args, runtime) == 0
     out = capsys.readouterr().out
-    assert out.startswith("> “") and "\n\nThe eye is burning [SN 35.28:1.4]." in out and "Thought" not in out
+    assert out.startswith("The eye is burning [SN 35.28:1.4].\n\n> “") and "Thought" not in out
     assert "You might ask next:" in out
 
     trace = tmp_path / "trace.json"
@@ -224,11 +224,11 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     assert ask_cli.run_ask(args, runtime) == 0
     data = json.loads(capsys.readouterr().out)
     refs = [c["ref"] for c in data["citations"]]
-    assert data["status"] == "answered" and refs == ["SN 35.28:1.3–2.1", "SN 35.28:1.4"]
+    assert data["status"] == "answered" and refs == ["SN 35.28:1.4", "SN 35.28:1.3–2.1"]
     # any client can tell the answer's own words from the passages it quotes
-    assert [(x["origin"], x["citations"]) for x in data["sentences"]] == [("quote", ["SN 35.28:1.3–2.1"]),
-                                                                          ("model", ["SN 35.28:1.4"])]
-    assert data["sentences"][1]["text"] == "The eye is burning." and data["model_calls"]
+    assert [(x["origin"], x["citations"]) for x in data["sentences"]] == [("model", ["SN 35.28:1.4"]),
+                                                                          ("quote", ["SN 35.28:1.3–2.1"])]
+    assert data["sentences"][0]["text"] == "The eye is burning." and data["model_calls"]
     assert json.loads(trace.read_text())[0]["tool"] == "lookup_sutta"
 
 
