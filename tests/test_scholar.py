@@ -201,6 +201,30 @@ def test_embedded_model_answers_hold_their_key_facts_without_debris(question, mu
     assert scored["correct"] and not _DEBRIS.search(answer.answer), (scored, answer.answer)
 
 
+# two natural questions written for this test (in no dev file), with the facts its own sentences must state and a
+# gold text it must cite: the model restates the selected lines (chat/pipeline/say.py)
+OWN_FACTS = [
+    ("What animal does the Buddha liken the mind to in SN 12.61, and what does the animal keep doing?",
+     {"SN 12.61"}, [["monkey"], ["branch"]]),
+    ("What are the eight worldly conditions that the world revolves around?",
+     {"AN 8.5", "AN 8.6"}, [["gain"], ["loss"], ["praise"], ["blame"], ["pleasure"], ["pain"]]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,gold,must", OWN_FACTS)
+def test_embedded_model_states_the_key_facts_in_its_own_sentences(question, gold, must, monkeypatch):
+    from chat.evals.answers import own_text, score_content
+
+    answer = _real_scholar(monkeypatch).ask(question)
+    scored = score_content({"must": must, "must_not": []}, answer)
+    own = own_text(answer)
+    # the facts in the answer's own sentences (origin "model"), not only in the passages it quotes, and correct
+    assert scored["correct"] and not scored["missing_own"], (scored, own, answer.answer)
+    assert gold & {c.sutta_id for c in answer.citations}, [c.ref for c in answer.citations]
+    assert any(s.origin == "model" and s.citations for s in answer.sentences)
+
+
 def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     import argparse
     import json

@@ -29,13 +29,19 @@ MAX_SENTENCES = 4
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 
-# One sentence per item: opens with a capital, digit or quotation mark; no line break, bracket, parenthesis,
-# asterisk or CJK (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py); a full stop inside only
-# before a digit, lowercase letter or punctuation ("AN 3.36", "e.g."); a colon only before a space (a quotation
-# introduced: 'names four deeds: "killing ..."', never a segment ID such as "MN 22:10.7").
+# One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or CJK
+# (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py); a full stop, "?" or "!" inside only
+# before a digit, lowercase letter or comma ("AN 3.36", "e.g."), never two ("..SelectedItems:" followed one); a colon
+# only before a space (a quotation introduced: 'names four deeds: "killing …"'). A quotation is closed before the
+# sentence ends and may hold any stop of its own; the sentence ends with a full stop or with its quotation.
 _ITEM = r'''item ::= "[" num "] " sentence
-sentence ::= [A-Z0-9“"‘\u00c0-\u024f\u1e00-\u1eff] inner{5,299} [.!?] ["”’]?
-inner ::= [^\n\[\]():*.!?\u3000-\u9fff\uff00-\uffef] | [.!?] [0-9a-z.,;”’"] | ": "
+sentence ::= head inner{4,299} tail
+head ::= [A-Z\u00c0-\u024f\u1e00-\u1eff] | quoted
+inner ::= plain | [.!?] [0-9a-z,;] | ": " | quoted
+plain ::= [^\n\[\]():*.!?"“”\u3000-\u9fff\uff00-\uffef]
+quoted ::= ["“] qchar{1,300} ["”]
+qchar ::= [^\n\[\]"“”\u3000-\u9fff\uff00-\uffef]
+tail ::= "." | quoted
 '''
 _ITEM_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
 
@@ -48,8 +54,10 @@ def say_grammar(n_lines: int) -> str:
 
 
 def listing(windows: list[EvidenceWindow]) -> str:
-    """The selected lines, numbered 1..k, as the model reads them."""
-    return "\n".join(f"[{i}] {w.ref} ({w.title}): “{quote_text(w, LINE_CHARS)}”" for i, w in enumerate(windows, 1))
+    """The selected lines, numbered 1..k, as the model reads them: their words alone. Shown with its reference
+    ("MN 24:14.3–14.5") or title, the model copied them into its sentences ("MN 24: 14.3–14.5: …"), which the checks
+    then read as numbers the line does not hold."""
+    return "\n".join(f"[{i}] “{quote_text(w, LINE_CHARS)}”" for i, w in enumerate(windows, 1))
 
 
 def say_messages(question: str, windows: list[EvidenceWindow], hints: str = "") -> list[ChatMessage]:
