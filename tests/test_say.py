@@ -64,7 +64,9 @@ async def test_the_model_restates_the_selected_lines_and_its_sentences_lead_the_
     assert isinstance(events[-1], FinalEvent) and answer.status == "answered"
     # one call wrote the answer: the selected lines numbered from 1, under the say grammar, no ReAct frame
     prompt = llm.prompts[0]
-    assert "[1] SN 35.28:" in prompt[-1].content and QUESTION in prompt[-1].content
+    # the lines by their words alone: no reference the model could copy into a sentence
+    assert "[1] “Mendicants, all is burning." in prompt[-1].content and "SN 35.28:" not in prompt[-1].content
+    assert QUESTION in prompt[-1].content
     assert "Thought" not in prompt[0].content and GRAMMARS[0] == say_grammar(1)
     own = [s for s in answer.sentences if s.origin == "model"]
     assert own and own[0].text.startswith('The Buddha teaches that "all is burning"')
