@@ -56,6 +56,16 @@ def test_each_sentence_is_cited_by_the_line_it_restates_never_by_a_number_it_typ
                      "All is burning [SN 35.28:1.3–2.1].")
 
 
+def test_an_item_quoting_several_sentences_of_its_line_cites_each_of_them():
+    class W:
+        ref = "MN 131:3.1–3.4"
+    said = parse_said('[1] The Buddha says: "Don’t run back to the past. What’s past is left behind."', 1)
+    draft = as_draft(said, [W()])
+    from tools.language.sentences import split_sentences
+    pieces = split_sentences(draft)
+    assert len(pieces) >= 2 and all(p.citations and p.citations[0].raw == "MN 131:3.1–3.4" for p in pieces)
+
+
 async def test_the_model_restates_the_selected_lines_and_its_sentences_lead_the_answer(base):
     reply = '[1] The Buddha teaches that "all is burning": the eye and sights are burning.'
     scholar, llm = _scholar(base, [reply, FOLLOW])

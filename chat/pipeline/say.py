@@ -23,6 +23,7 @@ from chat.pipeline.compose import quote_text
 from chat.pipeline.draft import with_refs
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
+from tools.language.sentences import split_sentences
 from tools.search.windows import EvidenceWindow
 
 MAX_SENTENCES = 4
@@ -92,5 +93,10 @@ def parse_said(reply: str, n_lines: int) -> list[Said]:
 
 def as_draft(said: list[Said], windows: list[EvidenceWindow]) -> str:
     """The sentences as one paragraph, each cited by the reference of the line it restates ("… fuel
-    [MN 72:19.11–19.18].")."""
-    return " ".join(with_refs(s.text, [windows[s.line - 1].ref]) for s in said)
+    [MN 72:19.11–19.18]."). An item that quotes several sentences of its line is read as several sentences by the
+    checks: each is given the line's reference (else all but its last went as uncited)."""
+    out = []
+    for s in said:
+        ref = windows[s.line - 1].ref
+        out.extend(with_refs(piece.text, [ref]) for piece in split_sentences(s.text) if piece.text.strip())
+    return " ".join(out)
