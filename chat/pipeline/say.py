@@ -95,7 +95,7 @@ def as_draft(said: list[Said], windows: list[EvidenceWindow]) -> str:
     """The sentences as one paragraph, each cited by the reference of the line it restates ("… fuel
     [MN 72:19.11–19.18]."). An item that quotes several sentences of its line is read as several sentences by the
     checks: each is given the line's reference (else all but its last went as uncited)."""
-    out = []
+    out: list[str] = []
     for s in said:
         ref = windows[s.line - 1].ref
         out.extend(with_refs(piece.text, [ref]) for piece in split_sentences(s.text) if piece.text.strip())
