@@ -40,6 +40,8 @@ def test_the_grammar_allows_only_numbered_sentences_of_the_lines_shown_or_the_ab
     assert '"2" | "1"' in grammar and '"3"' not in grammar and ABSTAIN_SENTENCE in grammar
     llama_cpp = pytest.importorskip("llama_cpp")
     assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
+    # a stop inside a sentence only before a digit ("AN 3.36"); no code characters the model drifted into
+    assert '"." [0-9]' in grammar and "=<>{}" in grammar
 
 
 def test_each_sentence_is_cited_by_the_line_it_restates_never_by_a_number_it_typed():

@@ -31,17 +31,18 @@ SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its numb
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 
 # One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or CJK
-# (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py); a full stop, "?" or "!" inside only
-# before a digit, lowercase letter or comma ("AN 3.36", "e.g."), never two ("..SelectedItems:" followed one); a colon
-# only before a space (a quotation introduced: 'names four deeds: "killing …"'). A quotation is closed before the
-# sentence ends and may hold any stop of its own; the sentence ends with a full stop or with its quotation.
+# (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py), and none of = < > { } _ (the coder
+# model drifted into code after a stop: '… a catch!innerHTML = "…'); a full stop inside only before a digit
+# ("AN 3.36"), never before a letter ("prudence.animals", "..SelectedItems:" followed one); a colon only before a
+# space (a quotation introduced: 'names four deeds: "killing …"'). A quotation is closed before the sentence ends
+# and may hold any stop of its own; the sentence ends with a full stop or with its quotation.
 _ITEM = r'''item ::= "[" num "] " sentence
 sentence ::= head inner{4,299} tail
 head ::= [A-Z\u00c0-\u024f\u1e00-\u1eff] | quoted
-inner ::= plain | [.!?] [0-9a-z,;] | ": " | quoted
-plain ::= [^\n\[\]():*.!?"“”\u3000-\u9fff\uff00-\uffef]
+inner ::= plain | "." [0-9] | ": " | quoted
+plain ::= [^\n\[\]():*.!?"“”=<>{}_\u3000-\u9fff\uff00-\uffef]
 quoted ::= ["“] qchar{1,300} ["”]
-qchar ::= [^\n\[\]"“”\u3000-\u9fff\uff00-\uffef]
+qchar ::= [^\n\[\]"“”=<>{}_\u3000-\u9fff\uff00-\uffef]
 tail ::= "." | quoted
 '''
 _ITEM_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
