@@ -217,6 +217,10 @@ class ScholarSettings(BaseSettings):
     verifier_mode: Literal["local", "judge"] = Field(
         default="judge", description="Claim verifier: `judge` (the LLM judges the claims the local checks cannot "
         "settle) or `local` (no LLM).")
+    say_from_lines: bool = Field(
+        default=True, description="A question's answer is written by the model restating the selected lines, one "
+        "numbered line per sentence (grammar-bound; the citation is the line's), instead of in the ReAct frame. Only "
+        "for a model held to a grammar (the embedded one); study notes are always written in the ReAct frame.")
     select_with_model: bool = Field(
         default=False, description="Before the answer is written, also ask the model which numbered lines answer "
         "the question (a grammar-bound reply of a few tokens, but a prompt of ~550 tokens of its own: 35 s on a "

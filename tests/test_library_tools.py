@@ -235,6 +235,27 @@ def test_questions_about_the_library_are_answered_from_its_tables(lib, tmp_path,
     assert cites in {c.sutta_id for c in answer.citations}
     assert all(f"[{c.ref}]" in answer.answer for c in answer.citations)
     assert answer.follow_ups and all(q.endswith("?") for q in answer.follow_ups)
+    # typed like every answer: the table's facts in sentences of its own, the texts' words as quotes
+    own = " ".join(s.text for s in answer.sentences if s.origin == "model")
+    assert own and any(fact in own for fact in says) and {s.origin for s in answer.sentences} <= {"model", "quote"}
+
+
+def test_a_table_answer_tells_its_statements_from_the_texts_words():
+    from chat.pipeline.tables import table_sentences
+
+    rule = ("Bu Pc 10, “The training rule on digging the earth”, is the Vinaya's rule for monks on this: breaking it "
+            "is an offense entailing confession (Bhikkhu Pācittiya). It reads: “If a monk digs the earth or has it "
+            "dug, he commits an offense entailing confession.” [Bu Pc 10:1.16.1]\nIn Pali: ““Yo pana bhikkhu "
+            "pathaviṁ khaṇeyya vā khaṇāpeyya vā, pācittiyan”ti.”")
+    assert [(s.origin, s.citations) for s in table_sentences(rule)] == [
+        ("model", []), ("model", ["Bu Pc 10:1.16.1"]), ("quote", [])]  # 'It reads: “…”' states the rule
+    side = ("Dhp 1 as Suddhaso and Bhikkhu Sujato translate it:\n\nDhp 1:1\n- Pali: Manopubbaṅgamā dhammā,\n"
+            "- Suddhaso: “All things are preceded by the mind,”\n- Bhikkhu Sujato: “Intention shapes experiences;”")
+    said = table_sentences(side)
+    assert [s.origin for s in said] == ["model", "quote", "quote", "quote"]  # the segment's heading is no sentence
+    opening = ("SuttaCentral's table lists one parallel of SN 35.28 (Burning).\n\nSN 35.28 opens: “At one time the "
+               "Buddha was staying near Gayā. There the Buddha addressed the mendicants …")  # cut, left open
+    assert [s.origin for s in table_sentences(opening)] == ["model", "model", "quote"]  # the quotation runs on
 
 
 def test_a_parallels_question_about_a_text_that_does_not_exist_invents_nothing(lib, tmp_path):

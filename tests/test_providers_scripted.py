@@ -125,8 +125,8 @@ async def test_rule_based_llm_drives_the_real_scholar(tmp_path_factory):
     llm = ScriptedLLM(rule_based_reply)
     answer = await Scholar(settings, library, llm).aask("Why does the teaching say that the eye is burning?")
     assert answer.status == "answered", (answer.error, answer.answer)
-    shown, body = answer.answer.split("\n\n", 1)
-    assert shown.startswith("> “") and body.startswith("According to [")  # the evidence, then its explanation
+    body, shown = answer.answer.split("\n\n", 1)
+    assert body.startswith("According to [") and shown.startswith("> “")  # the explanation, then its evidence
     retrieved = {c.sutta_id for c in answer.citations}
     assert retrieved and all(sid in answer.answer for sid in retrieved)
     assert llm.calls >= 1

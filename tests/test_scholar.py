@@ -201,6 +201,30 @@ def test_embedded_model_answers_hold_their_key_facts_without_debris(question, mu
     assert scored["correct"] and not _DEBRIS.search(answer.answer), (scored, answer.answer)
 
 
+# two natural questions written for this test (in no dev file), with the facts its own sentences must state and a
+# gold text it must cite: the model restates the selected lines (chat/pipeline/say.py)
+OWN_FACTS = [
+    ("What animal does the Buddha liken the mind to in SN 12.61, and what does the animal keep doing?",
+     {"SN 12.61"}, [["monkey"], ["branch"]]),
+    ("What are the eight worldly conditions that the world revolves around?",
+     {"AN 8.5", "AN 8.6"}, [["gain"], ["loss"], ["praise"], ["blame"], ["pleasure"], ["pain"]]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,gold,must", OWN_FACTS)
+def test_embedded_model_states_the_key_facts_in_its_own_sentences(question, gold, must, monkeypatch):
+    from chat.evals.answers import own_text, score_content
+
+    answer = _real_scholar(monkeypatch).ask(question)
+    scored = score_content({"must": must, "must_not": []}, answer)
+    own = own_text(answer)
+    # the facts in the answer's own sentences (origin "model"), not only in the passages it quotes, and correct
+    assert scored["correct"] and not scored["missing_own"], (scored, own, answer.answer)
+    assert gold & {c.sutta_id for c in answer.citations}, [c.ref for c in answer.citations]
+    assert any(s.origin == "model" and s.citations for s in answer.sentences)
+
+
 def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     import argparse
     import json
@@ -215,7 +239,7 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
                               session=None, mode="auto")
     assert ask_cli.run_ask(args, runtime) == 0
     out = capsys.readouterr().out
-    assert out.startswith("> “") and "\n\nThe eye is burning [SN 35.28:1.4]." in out and "Thought" not in out
+    assert out.startswith("The eye is burning [SN 35.28:1.4].\n\n> “") and "Thought" not in out
     assert "You might ask next:" in out
 
     trace = tmp_path / "trace.json"
@@ -224,11 +248,11 @@ def test_ask_cli_streams_text_and_writes_json_and_trace(base, tmp_path, capsys):
     assert ask_cli.run_ask(args, runtime) == 0
     data = json.loads(capsys.readouterr().out)
     refs = [c["ref"] for c in data["citations"]]
-    assert data["status"] == "answered" and refs == ["SN 35.28:1.3–2.1", "SN 35.28:1.4"]
+    assert data["status"] == "answered" and refs == ["SN 35.28:1.4", "SN 35.28:1.3–2.1"]
     # any client can tell the answer's own words from the passages it quotes
-    assert [(x["origin"], x["citations"]) for x in data["sentences"]] == [("quote", ["SN 35.28:1.3–2.1"]),
-                                                                          ("model", ["SN 35.28:1.4"])]
-    assert data["sentences"][1]["text"] == "The eye is burning." and data["model_calls"]
+    assert [(x["origin"], x["citations"]) for x in data["sentences"]] == [("model", ["SN 35.28:1.4"]),
+                                                                          ("quote", ["SN 35.28:1.3–2.1"])]
+    assert data["sentences"][0]["text"] == "The eye is burning." and data["model_calls"]
     assert json.loads(trace.read_text())[0]["tool"] == "lookup_sutta"
 
 

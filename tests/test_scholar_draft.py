@@ -16,7 +16,7 @@ async def _events(base, reply: str):
     return [ev async for ev in scholar.astream(QUESTION)], llm
 
 
-async def test_nothing_streamed_is_withdrawn_the_evidence_first_then_the_checked_prose(base):
+async def test_nothing_streamed_is_withdrawn_the_evidence_shown_first_then_the_checked_answer(base):
     events, _ = await _events(base, f"{RIGHT} {WRONG}")
     answer = events[-1].answer
     assert isinstance(events[-1], FinalEvent) and answer.status == "answered"
@@ -24,15 +24,15 @@ async def test_nothing_streamed_is_withdrawn_the_evidence_first_then_the_checked
     # every token the reader saw is in the answer, in order, and the removed sentence never reached them
     assert "".join(tokens) == answer.answer
     assert not any("joy" in t for t in tokens) and "joy" not in answer.answer
-    # the quoted evidence came before the model was asked; the prose only once it was checked
+    # the key lines are shown as a step before the model is asked; the answer's text only once it was checked
     kinds = [(ev.kind, getattr(ev, "step_id", None), getattr(ev, "phase", None)) for ev in events]
+    shown = kinds.index(("step", "key_lines", "end"))
+    assert shown < kinds.index(("step", "write_answer", "start"))
+    assert events[shown].step.output_summary.startswith("> “Mendicants, all is burning.")
     written = kinds.index(("step", "write_answer", "end"))
-    first_token = next(i for i, ev in enumerate(events) if isinstance(ev, TokenEvent))
-    assert first_token < kinds.index(("step", "write_answer", "start"))
-    assert tokens[0].startswith("> “")
-    prose = [i for i, ev in enumerate(events) if isinstance(ev, TokenEvent) and "fires of greed" in ev.text
-             and not ev.text.startswith(">")]
-    assert prose and all(i > written for i in prose)
+    assert all(i > written for i, ev in enumerate(events) if isinstance(ev, TokenEvent))
+    # the answer's own sentence first, the lines it restates below it
+    assert tokens[0].startswith("The Buddha says the eye is burning") and "\n\n> “Mendicants" in answer.answer
 
 
 async def test_a_sentence_in_the_texts_words_stands_and_a_wrong_claim_goes_with_a_plain_reason(base):
@@ -48,13 +48,13 @@ async def test_a_sentence_in_the_texts_words_stands_and_a_wrong_claim_goes_with_
 async def test_the_answer_says_which_sentences_are_its_own_and_which_are_quoted(base):
     events, _ = await _events(base, RIGHT)
     answer = events[-1].answer
-    assert [s.origin for s in answer.sentences] == ["quote", "model"]
-    quote, own = answer.sentences
+    assert [s.origin for s in answer.sentences] == ["model", "quote"]
+    own, quote = answer.sentences
     assert quote.text.startswith("“Mendicants, all is burning.") and quote.citations == ["SN 35.28:1.3–2.1"]
     assert own.text == "The Buddha says the eye is burning with the fires of greed, hate and delusion."
     assert own.citations and own.citations[0].startswith("SN 35.28:")
     # a client that shows the quotations and the answer's words apart has all it needs
-    assert answer.answer == f"> {quote.text} [{quote.citations[0]}]\n\n{own.text[:-1]} [{own.citations[0]}]."
+    assert answer.answer == f"{own.text[:-1]} [{own.citations[0]}].\n\n> {quote.text} [{quote.citations[0]}]"
 
 
 async def test_an_answer_of_quotations_alone_has_no_sentence_of_its_own(base):

@@ -80,7 +80,7 @@ def test_render_lists_the_removed_sentence_with_its_reason_below_a_clean_answer(
     assert "missing" not in notes  # never the checks' stemmed words
     # citations stay as plain text names (Chainlit links element names, a chip each), without brackets around them
     assert "burning SN 35.28:1.3." in md and "[SN 35.28:1.3]" not in md.replace("\\", "")
-    assert "**Sources:** SN 35.28:1.3–2.1 · SN 35.28:1.3" in md  # the quoted evidence, then the answer's own
+    assert "**Sources:** SN 35.28:1.3 · SN 35.28:1.3–2.1" in md  # the answer's own, then the quoted evidence
 
 
 def test_a_replaced_sentence_says_so(checked_answer):

@@ -326,6 +326,11 @@ class Library:
 
         return self._once("_names", lambda: NameMatcher(self.aliases, self.cards, self.bridges))
 
+    def word_known(self, token: str) -> bool:
+        """Whether any passage of the library uses the word (a BM25 token); an empty index cannot tell (True)."""
+        df, n = self.bm25.document_frequency(token)
+        return df > 0 or n == 0
+
     def embed_query(self, text: str) -> list[float]:
         """The query's vector, LRU-cached: the agent often searches the same words twice in a turn."""
         if not self.dense_ready:

@@ -1,10 +1,11 @@
-"""/api/query as Server-Sent Events: `step` events while the Scholar works; `token` events carrying the answer's
-text, never withdrawn (first the quoted key passages, as soon as they are found; then, once checked, the answer's
-own sentences below them: the model's unchecked draft is never sent); an `answer` event holding the checked answer
-object as soon as it stands (its `follow_ups` still empty), then one `final` holding the same answer with its
-follow-up questions, whatever fails on the way (an answer made without the model comes as `final` alone);
-keep-alive comments while the model is silent. The answer's `sentences` tell its own words (`origin` "model")
-from the passages it quotes ("quote")."""
+"""/api/query as Server-Sent Events: `step` events while the Scholar works (a `key_lines` step carries the lines
+that answer, quoted, as soon as they are found); `token` events carrying the answer's text, never withdrawn (a note
+correcting the question's premise as soon as it is found; then, once checked, the answer's own sentences and the
+key lines quoted below them: the model's unchecked draft is never sent; the tokens joined are the answer's text);
+an `answer` event holding the checked answer object as soon as it stands (its `follow_ups` still empty), then one
+`final` holding the same answer with its follow-up questions, whatever fails on the way (an answer made without
+the model comes as `final` alone); keep-alive comments while the model is silent. The answer's `sentences` tell
+its own words (`origin` "model") from the passages it quotes ("quote")."""
 
 from __future__ import annotations
 

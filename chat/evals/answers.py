@@ -67,6 +67,7 @@ def score_answer(row: dict, answer: Answer) -> dict:
         "seconds": answer.timings.get("answer", answer.timings.get("total")),
         "turn_seconds": answer.timings.get("total"),
         "timings": dict(answer.timings),
+        "model_calls": [c.model_dump() for c in answer.model_calls],  # what each call cost: tokens and seconds
         "first_token": answer.timings.get("first_token"),
         "first_evidence": answer.timings.get("first_evidence"),
         "cited": [c.ref for c in answer.citations],

@@ -231,6 +231,17 @@ class Draft:
                      tuple(head) + tuple(first))
 
 
+    def quoted_below(self, quotes: list[tuple[str, str]]) -> Draft:
+        """The draft above quotations (text, reference), each a block quote of its own: the answer's own sentences
+        first, then the key lines they restate, for the reader to check them against."""
+        if not quotes:
+            return self
+        shift = len(self.blocks)
+        tail = [Block("> ", "\n" if i else "\n\n") for i in range(len(quotes))]
+        lines = [Line(f"“{text}” [{ref}]", Origin.QUOTE, block=shift + i) for i, (text, ref) in enumerate(quotes)]
+        return Draft(self.lines + tuple(lines), self.blocks + tuple(tail))
+
+
 def parse(text: str, origin: Origin = Origin.MODEL) -> Draft:
     """The model's reply (its numbers already mapped to references) as a Draft: each line of the reply a block,
     each block its sentences."""

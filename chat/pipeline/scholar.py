@@ -62,7 +62,8 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
-from chat.pipeline.select import Selection, focused, library_knows, select_lines, with_premise
+from chat.pipeline.say import SAY_MAX_TOKENS, as_draft, parse_said, say_grammar, say_messages
+from chat.pipeline.select import Selection, focused, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
 from chat.providers.calls import ModelCall
 from chat.providers.calls import recording as recording_calls
@@ -248,8 +249,10 @@ class Scholar:
 
     async def _lead(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, canon: CanonTools,
                     emit: Emit) -> list[EvidenceWindow]:
-        """The lines that answer, chosen and streamed at once (after a note on a premise they contradict): the
-        evidence comes first and the model's sentences only once checked, so nothing the reader sees is withdrawn."""
+        """The lines that answer, chosen and shown at once as a step of the turn (after a note on a premise they
+        contradict, the answer's first words). The answer itself is streamed only once checked, its own sentences
+        above the lines they restate: the reader reads the lines while the model writes, and nothing streamed is
+        withdrawn or moved."""
         if plan.mode != "notes":  # notes cover a topic's passages; an answer speaks from the lines that answer
             turn.selection = await select_lines(self.llm, canon, turn.question,
                                                 use_model=self.settings.select_with_model)
@@ -257,7 +260,9 @@ class Scholar:
         if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
             emit(self._token(turn, note + "\n\n"))
         if lead:
-            emit(self._token(turn, key_lines(lead)))
+            found = TraceStep(tool="key_lines", input={"question": turn.question}, output_summary=key_lines(lead))
+            emit(StepEvent(phase="start", step_id="key_lines", step=found))
+            emit(StepEvent(phase="end", step_id="key_lines", step=found))
             turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
         return lead
 
@@ -268,7 +273,7 @@ class Scholar:
         follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
                                                       answer.citations, prefix=turn.last_input or None,
                                                       premise=premise.claim if premise else None,
-                                                      known=library_knows(self.library))
+                                                      known=self.library.word_known)
         log.debug("follow-ups from %s", source)
         answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
         turn.timings["followups"] = round(time.perf_counter() - t, 3)
@@ -293,6 +298,11 @@ class Scholar:
         """The model's draft (its passage numbers not yet mapped) and what went wrong on the way, if anything: the
         ReAct agent first, then, if it gave no answer, a direct answer from the passages already shown."""
         t = time.perf_counter()
+        if self._says_from_lines(turn, plan):
+            said = await self._say(turn, plan, recap)
+            turn.mark("agent", t)
+            if said is not None:
+                return said, None
         draft: str | None = None
         error: str | None = None
         llm = self._bound(self.llm, lambda: react_grammar(list(TOOL_NAMES), len(recorder.evidence),
@@ -344,6 +354,37 @@ class Scholar:
             log.info("direct answer failed too: %s", exc)
         turn.mark("fallback", t)
         return draft, error
+
+    def _says_from_lines(self, turn: _Turn, plan: Plan) -> bool:
+        """Whether the model restates the selected lines (chat/pipeline/say.py) rather than writing in the ReAct
+        frame: a question's answer (not study notes), lines chosen, a model held to a grammar (free text from a
+        small model is no reliable list of numbered sentences)."""
+        return (self.settings.say_from_lines and plan.mode == "qa" and bool(turn.selection.chosen)
+                and hasattr(self.llm, "with_grammar"))
+
+    async def _say(self, turn: _Turn, plan: Plan, recap: str) -> str | None:
+        """The model's sentences, each restating one selected line, as a draft citing the turn's numbers; None
+        when it gave none (the agent then writes)."""
+        chosen = turn.selection.chosen
+        premise = turn.selection.premise
+        at = next((k for k, w in enumerate(chosen, 1) if premise is not None and w.overlaps(premise.window)), None)
+        hints = "\n".join(h for h in (plan.hints(), recap, premise.hint(at) if premise else "") if h)
+        messages = say_messages(turn.question, chosen, hints)
+        grammar = say_grammar(len(chosen))
+        llm = cast(Any, with_max_tokens(self.llm, SAY_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
+        reply = ""
+        try:
+            async for chunk in await llm.astream_chat(messages):
+                reply += chunk.delta or ""
+        except Exception as exc:  # the agent still writes: a failed call costs only its time
+            log.info("saying from the lines failed: %s", user_message(exc) or exc)
+            return None
+        turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
+        if looks_like_abstention(reply):
+            return reply.strip()
+        said = parse_said(reply, len(chosen))
+        log.debug("said from lines: %r", reply)
+        return as_draft(said, chosen) if said else None
 
     @staticmethod
     def _bound(llm, grammar):
@@ -400,7 +441,7 @@ class Scholar:
         claims = checks.unsupported_claims(checked.draft)
         if not body and not lead:
             return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=claims)
-        shown = checked.draft.quoted_above([(quote_text(w), w.ref) for w in lead])
+        shown = checked.draft.quoted_below([(quote_text(w), w.ref) for w in lead])
         final = render(shown) if body else evidence_only(lead, key_lines(lead))
         return Answer(
             answer=final,

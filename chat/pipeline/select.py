@@ -24,7 +24,6 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -280,18 +279,6 @@ def _record(recorder: TurnRecorder, question: str, selection: Selection, seconds
     summary += "".join(f"; {c.summary()}" for c in selection.calls)
     recorder.trace.append(TraceEntry(tool="select_lines", input={"question": question}, output_summary=summary,
                                      duration_ms=seconds * 1000, output=selection.to_dict()))
-
-
-def library_knows(library) -> Callable[[str], bool] | None:
-    """`known(token)`: whether any passage of the library uses the word (a BM25 token); None without an index."""
-    bm25 = getattr(library, "bm25", None)
-    if bm25 is None or not hasattr(bm25, "document_frequency"):
-        return None
-
-    def known(token: str) -> bool:
-        df, n = bm25.document_frequency(token)
-        return df > 0 or n == 0  # an empty index cannot tell
-    return known
 
 
 def with_premise(answer, selection: Selection, docstore, explained: str) -> str:

@@ -179,7 +179,9 @@ async def _close_steps(steps: dict[str, cl.Step]) -> None:
 async def _show_step(event: StepEvent, steps: dict[str, cl.Step], parent_id: str | None) -> None:
     info = event.step
     if event.phase == "start":
-        step = cl.Step(name=step_name(info), type="tool", parent_id=parent_id, show_input="json", default_open=False)
+        # the lines that answer are open: the reader reads them while the answer is written
+        step = cl.Step(name=step_name(info), type="tool", parent_id=parent_id, show_input="json",
+                       default_open=info.tool == "key_lines")
         step.input = step_input(info)
         step.start = utc_now()
         steps[event.step_id] = step

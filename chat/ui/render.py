@@ -191,7 +191,8 @@ def follow_up_label(question: str) -> str:
 
 
 # Steps that are not tool calls, named for the reader.
-_STEP_NAMES = {"resolve_question": "Follow-up or new question?", "write_answer": "Writing and checking the answer"}
+_STEP_NAMES = {"resolve_question": "Follow-up or new question?", "write_answer": "Writing and checking the answer",
+               "key_lines": "The lines that answer"}
 
 
 def step_name(step: TraceStep) -> str:

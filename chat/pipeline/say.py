@@ -1,0 +1,103 @@
+"""Say from the selected lines: the model restates the lines chosen to answer, one numbered line per sentence.
+
+A 1.5B model chooses and restates far better than it writes free prose. Once `select.select_lines` has chosen the
+lines that answer, the model is shown only those, numbered 1..k, and held by a grammar to write one to four
+sentences, each opening with the number of the line it restates:
+
+    [2] The Buddha says the fire "is reckoned to have become quenched due to lack of fuel".
+
+Writing the number first commits the sentence to one line before a word of it is written; the citation is then
+that line's reference, taken from the selection, never typed by the model. A sentence may carry the line's key
+words as a short quotation inside it. The reply is turned into the usual draft ("sentence [ref]." with the line's
+reference), so the same checks judge it as any other answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from chat.pipeline.compose import quote_text
+from chat.pipeline.draft import with_refs
+from indexing.vocabulary import ABSTAIN_SENTENCE
+from prompts import load_prompt
+from tools.language.sentences import split_sentences
+from tools.search.windows import EvidenceWindow
+
+MAX_SENTENCES = 4
+SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
+LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
+
+# One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or CJK
+# (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py), and none of = < > { } _ (the coder
+# model drifted into code after a stop: '… a catch!innerHTML = "…'); a full stop inside only before a digit
+# ("AN 3.36"), never before a letter ("prudence.animals", "..SelectedItems:" followed one); a colon only before a
+# space (a quotation introduced: 'names four deeds: "killing …"'). A quotation is closed before the sentence ends
+# and may hold any stop of its own; the sentence ends with a full stop or with its quotation.
+_ITEM = r'''item ::= "[" num "] " sentence
+sentence ::= head inner{4,299} tail
+head ::= [A-Z\u00c0-\u024f\u1e00-\u1eff] | quoted
+inner ::= plain | "." [0-9] | ": " | quoted
+plain ::= [^\n\[\]():*.!?"“”=<>{}_\u3000-\u9fff\uff00-\uffef]
+quoted ::= ["“] qchar{1,300} ["”]
+qchar ::= [^\n\[\]"“”=<>{}_\u3000-\u9fff\uff00-\uffef]
+tail ::= "." | quoted
+'''
+_ITEM_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
+
+
+def say_grammar(n_lines: int) -> str:
+    """GBNF: the abstain sentence, or one to MAX_SENTENCES items, each "[k] sentence" with k in 1..n_lines."""
+    abstain = '"' + ABSTAIN_SENTENCE.replace('"', '\\"') + '"'
+    numbers = " | ".join(f'"{i}"' for i in range(n_lines, 0, -1))  # longer numbers first
+    return (f'root ::= {abstain} | item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n' + _ITEM + f"num ::= {numbers}\n")
+
+
+def listing(windows: list[EvidenceWindow]) -> str:
+    """The selected lines, numbered 1..k, as the model reads them: their words alone. Shown with its reference
+    ("MN 24:14.3–14.5") or title, the model copied them into its sentences ("MN 24: 14.3–14.5: …"), which the checks
+    then read as numbers the line does not hold."""
+    return "\n".join(f"[{i}] “{quote_text(w, LINE_CHARS)}”" for i, w in enumerate(windows, 1))
+
+
+def say_messages(question: str, windows: list[EvidenceWindow], hints: str = "") -> list[ChatMessage]:
+    """The prompt: the rules (the same for every question, so llama.cpp reuses their cache), then the lines and the
+    question."""
+    system = load_prompt("say_system").strip()
+    user = load_prompt("say_user", lines=listing(windows), question=question,
+                       hints=f"\n{hints.strip()}\n" if hints.strip() else "").strip()
+    return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]
+
+
+@dataclass(frozen=True)
+class Said:
+    """One sentence the model wrote and the selected line (1..k) it restates."""
+
+    line: int
+    text: str
+
+
+def parse_said(reply: str, n_lines: int) -> list[Said]:
+    """The reply's items, in order; a line without a number in 1..n_lines, or one said twice, is dropped."""
+    out: list[Said] = []
+    for raw in reply.splitlines():
+        m = _ITEM_LINE.match(raw)
+        if not m:
+            continue
+        k, text = int(m.group(1)), m.group(2).strip()
+        if 1 <= k <= n_lines and text and all(s.text != text for s in out):
+            out.append(Said(k, text))
+    return out[:MAX_SENTENCES]
+
+
+def as_draft(said: list[Said], windows: list[EvidenceWindow]) -> str:
+    """The sentences as one paragraph, each cited by the reference of the line it restates ("… fuel
+    [MN 72:19.11–19.18]."). An item that quotes several sentences of its line is read as several sentences by the
+    checks: each is given the line's reference (else all but its last went as uncited)."""
+    out: list[str] = []
+    for s in said:
+        ref = windows[s.line - 1].ref
+        out.extend(with_refs(piece.text, [ref]) for piece in split_sentences(s.text) if piece.text.strip())
+    return " ".join(out)
