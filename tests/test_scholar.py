@@ -212,6 +212,9 @@ OWN_FACTS = [
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue #23 is open: the model restates the line that names the list or the "
+                   "animal, not the one that holds the items (see docs/evaluation.md); strict, so CI turns red the "
+                   "day both pass and this mark must go")
 @pytest.mark.parametrize("question,gold,must", OWN_FACTS)
 def test_embedded_model_states_the_key_facts_in_its_own_sentences(question, gold, must, monkeypatch):
     from chat.evals.answers import own_text, score_content
