@@ -144,10 +144,11 @@ def test_ask_stream_cite_steps_follow_up_trace(chat_url):
         answer = page.locator(ANSWER).filter(has=page.locator("a.element-link")).first
         expect(answer).to_be_visible(timeout=180_000)
         page.screenshot(path=str(ARTIFACTS / "e2e-1-answer.png"))
-        # it streamed: the socket carried the quoted evidence before the final message (the model's sentences
-        # follow only once checked, so nothing shown is withdrawn)
-        streamed = [f for f in frames if '"stream_token"' in f]
-        assert streamed and any("burning" in f.lower() for f in streamed), "the evidence was not streamed first"
+        # the lines that answer came first, as a step, and the checked answer was streamed after them (Chainlit
+        # sends a message's first token as `stream_start`, the rest as `stream_token`): nothing shown is withdrawn
+        stream_at = [i for i, f in enumerate(frames) if '"stream_start"' in f or '"stream_token"' in f]
+        assert stream_at and any("burning" in frames[i].lower() for i in stream_at), "the answer was not streamed"
+        assert any("burning" in f.lower() for f in frames[:stream_at[0]]), "the evidence did not come first"
         text = answer.inner_text()
         assert "SN 35.28" in text and "Sources:" in text
 
