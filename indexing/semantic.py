@@ -75,13 +75,12 @@ def embed_missing(settings: ScholarSettings, docstore: DocStore, chroma: ChromaS
                   get_model: Callable[[], BaseEmbedding], progress: bool) -> SemanticReport:
     """Embed the owed chunk and card vectors. A no-op (nothing owed) costs two counts and no model."""
     report = SemanticReport()
-    store = docstore
-    total = store.chunk_count()
+    total = docstore.chunk_count()
     owed: list[Chunk] = []
     if chroma.count() != total:
         have = chroma.ids()
-        owed = sorted((c for c in store.iter_chunks() if c.chunk_id not in have), key=_order)
-    record = current_progress(settings, store, chroma, owed=len(owed))
+        owed = sorted((c for c in docstore.iter_chunks() if c.chunk_id not in have), key=_order)
+    record = current_progress(settings, docstore, chroma, owed=len(owed))
     cards_total = record.cards_total
     if record.complete:
         write_progress(settings.index_dir, record)
@@ -104,7 +103,7 @@ def embed_missing(settings: ScholarSettings, docstore: DocStore, chroma: ChromaS
     if owed:
         log.info("embedding %d chunks (%d already have vectors)", len(owed), total - len(owed))
         _embed_chunks(chroma, get_model(), owed, report, progress, lambda n: stored(n, "chunks"))
-    cards_report = refresh_cards(settings, store, get_model, docs_changed=False,
+    cards_report = refresh_cards(settings, docstore, get_model, docs_changed=False,
                                  on_vectors=lambda n: stored(n, "cards"))
     report.cards_embedded, report.cards_embed_seconds = cards_report.embedded, cards_report.embed_seconds
     report.cards_seconds = cards_report.seconds

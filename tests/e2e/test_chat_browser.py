@@ -73,8 +73,16 @@ def chat_url(tmp_path_factory):
         pytest.fail("Debian chromium is needed for the browser test: apt-get install -y chromium (make setup does)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     base = tmp_path_factory.mktemp("e2e")
+    with serving_chat(base, _build_index(base), "e2e-chat-server.log") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving_chat(base: Path, settings_env: dict[str, str], artifact: str) -> Iterator[str]:
+    """`scholar chat` on a free loopback port with these SCHOLAR_ variables (none of the caller's own), its log
+    kept in test-artifacts/ under `artifact` whatever happens."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHOLAR_", "CHAINLIT_AUTH"))}
-    env.update(_build_index(base))
+    env.update(settings_env)
     port = free_port()
     scholar = shutil.which("scholar", path=str(Path(os.sys.executable).parent)) or "scholar"
     url = f"http://127.0.0.1:{port}"
@@ -84,7 +92,7 @@ def chat_url(tmp_path_factory):
             yield url
     finally:
         ARTIFACTS.mkdir(exist_ok=True)
-        shutil.copy(base / "chat.log", ARTIFACTS / "e2e-chat-server.log")
+        shutil.copy(base / "chat.log", ARTIFACTS / artifact)
 
 
 def _ask(page, question: str) -> None:

@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from e2e.test_chat_browser import ANSWER, ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, STARTER
+from e2e.test_chat_browser import ANSWER, ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, STARTER, serving_chat
 from e2e.test_chat_browser import _ask as ask
 
 from corpus import write_canon_corpus
-from local_server import free_port, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
@@ -65,23 +63,14 @@ def desk_url(tmp_path_factory):
     settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree],
                                nicknames_csv=nicknames, chroma_url=None)
     ingest(settings, [tree], progress=False)  # the real local MiniLM: the app process loads the same model
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHOLAR_", "CHAINLIT_AUTH"))}
-    env.update({
+    env = {
         "SCHOLAR_INDEX_DIR": str(base / "index"), "SCHOLAR_CORPUS_PATHS": json.dumps([str(tree)]),
         "SCHOLAR_NICKNAMES_CSV": str(nicknames), "SCHOLAR_LLM_PROVIDER": "scripted",
         "SCHOLAR_CHAT_DB": str(base / "chat" / "history.sqlite"), "SCHOLAR_MEMORY_DB": str(base / "memory.sqlite"),
         "SCHOLAR_CHAT_USERS": "",
-    })
-    port = free_port()
-    scholar = shutil.which("scholar", path=str(Path(os.sys.executable).parent)) or "scholar"
-    url = f"http://127.0.0.1:{port}"
-    try:
-        with running([scholar, "chat", "--host", "127.0.0.1", "--port", str(port), "--headless"], url + "/health",
-                     base / "chat.log", timeout=120, env=env, cwd=REPO, start_new_session=True):
-            yield url
-    finally:
-        ARTIFACTS.mkdir(exist_ok=True)
-        shutil.copy(base / "chat.log", ARTIFACTS / "e2e-desk-server.log")
+    }
+    with serving_chat(base, env, "e2e-desk-server.log") as url:
+        yield url
 
 
 def _lengthen(tree: Path, uid: str, paragraphs: range) -> None:
