@@ -139,7 +139,7 @@ async def _ask(library, tmp_path, question: str, reply):
     return await scholar.aask(question, session_id="notes-cite")
 
 
-WALKING = "Walking meditation is practised on a straight path of twenty paces"
+WALKING = "Walking meditation is practised on a path, straight and twenty paces"  # the note's words, reordered
 
 
 async def test_a_sentence_citing_a_note_by_number_stands_and_is_cited(notes_library, tmp_path):
@@ -156,6 +156,14 @@ async def test_a_sentence_citing_a_note_by_number_stands_and_is_cited(notes_libr
     assert any("Retreat notes" in step.output_summary for step in answer.trace)
 
 
+async def test_a_sentence_copied_word_for_word_is_shown_as_a_quotation(notes_library, tmp_path):
+    copied = "Walking meditation is practised on a straight path of twenty paces"
+    answer = await _ask(notes_library, tmp_path, "How many paces is the walking meditation path?",
+                        _citing("twenty paces", copied))
+    assert f"“{copied}.” [Retreat notes ¶1]" in answer.answer and not answer.unsupported_claims
+    assert [s.origin for s in answer.sentences][0] == "quote"  # not counted as the answer's own words
+
+
 async def test_a_wrong_sentence_citing_a_note_is_removed(notes_library, tmp_path):
     wrong = "Walking meditation is practised on a circular path of fifty paces"
     answer = await _ask(notes_library, tmp_path, "How many paces is the walking meditation path?",
@@ -168,7 +176,7 @@ async def test_a_wrong_sentence_citing_a_note_is_removed(notes_library, tmp_path
 
 
 async def test_a_sentence_citing_a_pdf_names_its_page(notes_library, tmp_path):
-    sentence = "Generosity is the first of the ten perfections"
+    sentence = "Of the ten perfections, generosity is the first"
     answer = await _ask(notes_library, tmp_path, "Which perfection comes first of the ten perfections?",
                         _citing("ten perfections", sentence))
     assert answer.status == "answered", answer.error

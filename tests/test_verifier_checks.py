@@ -155,3 +155,11 @@ def test_a_quotation_is_the_texts_own_words_or_misquoted():
     # pieces between ellipses stand alone; short phrases and single quotes are not quotations to hold to the letter
     assert misquoted("“a lotus that sprouted … lives unsoiled by it”", text) is None
     assert misquoted("He calls it a “risen lotus”, and ‘born in the water’ is the point.", text) is None
+
+
+def test_a_name_written_in_two_words_is_the_one_word_the_texts_use():
+    claim = names("Then Maha Kassapa went for alms to the weavers' street")
+    evidence = "Then Venerable Mahākassapa entered Rājagaha for alms, to the street of the weavers."
+    assert name_check(claim, evidence, names(evidence)) is None
+    other = "Then Venerable Anuruddha entered Rājagaha for alms, to the street of the weavers."
+    assert name_check(claim, other, names(other)).startswith("person differs")

@@ -106,3 +106,35 @@ def test_a_sentence_cited_to_the_wrong_passage_of_the_turn_is_cited_to_the_right
         sentences, passages_of(store, "mn201", "mn202"), strict=True, cite_from=cite_from), ["MN 201", "MN 202"])
     text = render(checked.draft)
     assert "MN 202:2.1" in text and "MN 201" not in text and not checks.unsupported_claims(checked.draft)
+
+
+def _verify_asked(stores, text: str, question: str):
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    plain = re.sub(r"\s*\[[^\]]*\]", "", text)
+    return verifier.verify([Sentence(plain, find_citations(text))], passages_of(store, "mn201", "mn202"),
+                           strict=True, question=question).verdicts[0]
+
+
+def test_a_line_copied_word_for_word_is_supported_and_known_for_a_copy(stores):
+    # cut from its line, the copy's clauses pair with the nearest lines, which once read its "no one" as denying
+    copied = "Purity and impurity are personal matters; no one can purify another [MN 201:3.1]."
+    v = _verify(stores, copied)
+    assert v.verdict == "supported" and v.verbatim, v.reason
+    assert not _verify(stores, copied.replace("no one can", "anyone can")).verbatim
+
+
+def test_the_readers_own_words_restated_do_not_count_as_made_up(stores):
+    # "advice" and "meditation" are nowhere in MN 201: the reader's words, not the model's invention
+    said = "The advice for meditation is that a mendicant of the higher mind should focus on five subjects [MN 201:2.1]."
+    assert _verify_asked(stores, said, "").verdict != "supported"
+    v = _verify_asked(stores, said, "What is the advice for meditation on the higher mind?")
+    assert v.verdict == "supported", v.reason
+    # what the sentence adds must still be in the lines: seven subjects are not
+    assert _verify_asked(stores, said.replace("five", "seven"), "What is the advice for meditation?").verdict \
+        == "unsupported"
+
+
+def test_a_question_restated_as_an_answer_proves_nothing(stores):
+    echo = "A teacher can purify his pupils [MN 201:3.1]."
+    assert _verify_asked(stores, echo, "Why can a teacher purify his pupils?").verdict == "unsupported"

@@ -142,6 +142,13 @@ class Line:
         return replace(self, written=written, status=Status.REVISED, reason=reason,
                        original=self.original or self.written, **fields)
 
+    def as_quotation(self) -> Line:
+        """The line typed as what it is, the text's own words: in quotation marks, with its references."""
+        plain = self.text.strip()
+        if not plain.startswith(("“", '"')):
+            plain = f"“{plain}”"
+        return replace(self, written=with_refs(plain, self.refs), origin=Origin.QUOTE)
+
     def map_refs(self, fn: Callable[[int, CitationRef], CitationRef | None]) -> Line:
         """Each reference (numbered in reading order) kept, replaced or dropped by `fn`; a bracket left empty goes."""
         count = 0

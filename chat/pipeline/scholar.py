@@ -470,7 +470,8 @@ class Scholar:
         # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
         about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
         checked = checks.check(draft, lambda sentences, cite_from: verifier.verify(
-            sentences, recorder, strict=True, cite_from=cite_from, about=about), cmap.suttas()[:AUTO_CITE_TEXTS])
+            sentences, recorder, strict=True, cite_from=cite_from, about=about, question=question),
+            cmap.suttas()[:AUTO_CITE_TEXTS])
         if plan.mode != "notes":
             checked.draft = checks.without_uncited(checked.draft)
         checked.draft = without_dangling_clauses(checked.draft, [w.text for w in recorder.evidence])

@@ -142,8 +142,20 @@ def names(text: str, lowercase_vocab: set[str] | frozenset[str] = frozenset()) -
         key = fold(re.sub(r"[’']s$", "", word))
         if key in GENERIC or key in lowercase_vocab or len(key) < 3:
             continue
-        out[key] = word
+        prefix = _NAME_BEFORE.search(before + " ") if text[m.start() - 1 : m.start()] == " " else None
+        out[key] = f"{prefix.group(1)} {word}" if prefix else word
     return out
+
+
+# A capitalised word right before a name: "Maha Kassapa", which the texts write as one word, Mahākassapa
+_NAME_BEFORE = re.compile(r"(?<![\w’'])([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+) $")
+
+
+def name_present(key: str, word: str, folded_text: str) -> bool:
+    """Whether a name of the claim (`names`' key and word) is in the folded text: as written, or, written in two
+    words ("Maha Kassapa"), as the one word the texts use ("Mahākassapa")."""
+    joined = fold(re.sub(r"[’']s$", "", word.replace(" ", "")))
+    return _name_in(key, folded_text) or (" " in word and _name_in(joined, folded_text))
 
 
 def _name_in(key: str, folded_text: str) -> bool:
@@ -154,7 +166,7 @@ def _name_in(key: str, folded_text: str) -> bool:
 
 def name_check(claim_names: dict[str, str], evidence: str, evidence_names: dict[str, str]) -> str | None:
     folded = fold(evidence)
-    missing = [w for k, w in claim_names.items() if not _name_in(k, folded)]
+    missing = [w for k, w in claim_names.items() if not name_present(k, w, folded)]
     claim_folded = " ".join(claim_names)
     other = [w for k, w in evidence_names.items() if not _name_in(k, claim_folded)]
     if missing and other:

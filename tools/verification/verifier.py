@@ -44,6 +44,7 @@ from tools.verification.evidence import (
     SuttaView,
     Window,
     claim_tokens,
+    matches_any,
     matches_any_of,
     matches_segment,
     segment_exists,
@@ -79,6 +80,7 @@ QUOTE_FRAME_SUPPORT = 0.6  # the words around a verbatim quotation, found near i
 RESCUE_STRICT = False
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
 MIN_CLAIM_TOKENS = 3
+VERBATIM_WORDS = 5  # a sentence this long that is the cited text's own words, word for word, is a copy of it
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
 
 _NOT_A_CLAIM = re.compile(
@@ -157,6 +159,7 @@ class Verdict:
     index: int = -1  # which of the sentences given to `verify` it judges
     # an uncited sentence checked against the turn's texts (`verify(cite_from=...)`): the reference that holds it
     cited_to: str | None = None
+    verbatim: bool = False  # the sentence is the cited text's own words, word for word: a quotation, not a claim
 
     @property
     def flagged(self) -> bool:
@@ -175,7 +178,8 @@ class Verdict:
                 "evidence_ref": self.evidence_ref, "evidence_quote": self.evidence_quote, "score": round(self.score, 3),
                 "citations": self.citations, "bad_citations": self.bad_citations,
                 "found_elsewhere": self.found_elsewhere, "judge": self.judge, "idle_citations": self.idle_citations,
-                "pointer": self.pointer, "finding": self.finding.value, "cited_to": self.cited_to}
+                "pointer": self.pointer, "finding": self.finding.value, "cited_to": self.cited_to,
+                "verbatim": self.verbatim}
 
 
 @dataclass
@@ -267,7 +271,7 @@ class ClaimVerifier:
 
     def verify(self, draft: str | list[str] | list[Sentence], passages: list[Passage] | TurnRecorder | None = None,
                mode: Mode | None = None, strict: bool = False, cite_from: Sequence[str] = (),
-               about: Sequence[str] = ()) -> VerificationReport:
+               about: Sequence[str] = (), question: str = "") -> VerificationReport:
         """`strict` is for text the pipeline's own model wrote: support must come from one short window of the
         text, not from words gathered across the sutta (a small model recombines a passage's words into a claim
         the passage does not make: "the fire goes in the direction of grass and logs").
@@ -275,7 +279,11 @@ class ClaimVerifier:
         Sentences given as `Sentence`s are judged as they are (each verdict's `index` says which); `cite_from`
         names the texts (sutta IDs) an uncited sentence is checked against, those it names in prose first: the
         first that holds it is its `cited_to`. `about`: the texts the answer is about (sutta IDs), for a sentence
-        about the tables that cites none ("The Chinese parallel of this text is MA 98.")."""
+        about the tables that cites none ("The Chinese parallel of this text is MA 98."). `question`: the reader's
+        question; a word of it the cited text never uses is the reader's framing ("What was Sāti's
+        misunderstanding?" answered "Sāti's misunderstanding concerned …"), not a detail the model made up, so it
+        does not count against the sentence as absent from the text (it still counts as not found in the lines)."""
+        framing = frozenset(claim_tokens(question)) if question else frozenset()
         started = time.perf_counter()
         mode = mode or self.mode
         if mode == "judge" and self.judge is None:
@@ -298,12 +306,12 @@ class ClaimVerifier:
             if not is_claim(sentence):
                 skipped += 1
                 continue
-            verdict = self._verify_local(sentence, retrieved, judge, strict, about)
+            verdict = self._verify_local(sentence, retrieved, judge, strict, about, framing)
             if verdict.finding is Finding.NO_CITATION and cite_from:
-                verdict = self._cite(sentence, cite_from, retrieved, judge, strict) or verdict
+                verdict = self._cite(sentence, cite_from, retrieved, judge, strict, framing) or verdict
             elif cite_from and verdict.verdict == "unsupported" and \
                     verdict.finding in (Finding.NOT_IN_TEXT, Finding.FOUND_ELSEWHERE):
-                verdict = self._recite(sentence, cite_from, retrieved, strict) or verdict
+                verdict = self._recite(sentence, cite_from, retrieved, strict, framing) or verdict
             verdict.index = index
             verdicts.append(verdict)
             if claim_tokens(_strip_framing(sentence.plain)):
@@ -311,7 +319,7 @@ class ClaimVerifier:
         return VerificationReport(verdicts, mode, (time.perf_counter() - started) * 1000, skipped)
 
     def _cite(self, sentence: Sentence, cite_from: Sequence[str], retrieved: set[str] | None, judge,
-              strict: bool) -> Verdict | None:
+              strict: bool, framing: frozenset[str] = frozenset()) -> Verdict | None:
         """An uncited sentence judged against each of the turn's texts, those it names in prose first: the first
         verdict of support, with that text's best reference as `cited_to`; else, for a sentence naming one of them,
         its verdict against that text; else None."""
@@ -321,7 +329,7 @@ class ClaimVerifier:
         first: Verdict | None = None
         for sutta_id in named + [s for s in cite_from if s not in named]:
             refs = find_citations(f"[{sutta_id}]")
-            verdict = self._verify_local(Sentence(sentence.text, refs), retrieved, judge, strict)
+            verdict = self._verify_local(Sentence(sentence.text, refs), retrieved, judge, strict, framing=framing)
             if verdict.verdict == "supported" and verdict.evidence_ref:
                 verdict.cited_to = verdict.evidence_ref
                 return verdict
@@ -330,7 +338,7 @@ class ClaimVerifier:
         return first
 
     def _recite(self, sentence: Sentence, cite_from: Sequence[str], retrieved: set[str] | None,
-                strict: bool) -> Verdict | None:
+                strict: bool, framing: frozenset[str] = frozenset()) -> Verdict | None:
         """A sentence its references do not hold, held by another text the turn retrieved (the model gave the
         number of the passage beside the right one): that verdict, with the reference as `cited_to`. Judged by
         the local checks alone: the sentence stands only where the other text holds its words as they are."""
@@ -338,7 +346,7 @@ class ClaimVerifier:
         others = [s for s in cite_from if s not in cited]
         if not others:
             return None
-        found = self._cite(Sentence(sentence.plain, []), others, retrieved, None, strict)
+        found = self._cite(Sentence(sentence.plain, []), others, retrieved, None, strict, framing)
         return found if found is not None and found.verdict == "supported" and found.cited_to else None
 
     def _table_claim(self, sentence: Sentence, about: Sequence[str]) -> Verdict | None:
@@ -359,7 +367,8 @@ class ClaimVerifier:
 
     # ---- local ---------------------------------------------------------------------------------------------
     def _verify_local(self, sentence: Sentence, retrieved: set[str] | None, judge=None,
-                      strict: bool = False, about: Sequence[str] = ()) -> Verdict:
+                      strict: bool = False, about: Sequence[str] = (),
+                      framing: frozenset[str] = frozenset()) -> Verdict:
         plain = sentence.plain
         cited = [c.raw for c in sentence.citations]
         table = self._table_claim(sentence, about)
@@ -375,12 +384,13 @@ class ClaimVerifier:
                               bad_citations=bad, finding=Finding.BAD_CITATION)
             self._locate_elsewhere(verdict, parts, set())
             return verdict
-        results = [self._check_part(p, views, strict) for p in parts]
+        verbatim = self._verbatim(plain, views)
+        results = [self._check_part(p, views, strict, verbatim, framing) for p in parts]
         for result, span in zip(results, spans):
             result.span = span
         verdict = _combine(plain, results)
-        verdict.citations, verdict.bad_citations = cited, bad
-        if verdict.verdict == "supported":
+        verdict.citations, verdict.bad_citations, verdict.verbatim = cited, bad, verbatim
+        if verdict.verdict == "supported" and not verbatim:
             absent = self._absent_from_texts(plain, views)
             if absent:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
@@ -407,12 +417,20 @@ class ClaimVerifier:
             verdict.reason += "; hallucinated citation: " + "; ".join(bad)
         return verdict
 
+    def _verbatim(self, sentence: str, views: list[SuttaView]) -> bool:
+        """Whether the sentence is a cited text's own words, word for word (its punctuation and case aside). Such a
+        sentence says what the text says wherever it is cut from: its polarity, names and numbers are the text's.
+        Read clause by clause against the nearest lines, a copied "if a negligent person does not apply them" was
+        judged to deny a clause it did not pair with."""
+        said = plain_words(_strip_framing(sentence))
+        return len(said.split()) >= VERBATIM_WORDS and any(f" {said} " in f" {self._words_of(v)} " for v in views)
+
     def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> tuple[Finding, str] | None:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
         the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta)."""
         lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
         for key, word in names(_strip_framing(sentence), lowercase).items():
-            if not any(_name_in_view(key, v) for v in views):
+            if not any(_name_in_view(key, v) or _name_in_view(_joined(key, word), v) for v in views):
                 return Finding.NAME_DIFFERS, f"the cited text does not mention {word}"
         claimed = numbers(_strip_framing(sentence))
         if claimed:
@@ -561,7 +579,8 @@ class ClaimVerifier:
             return self.index.resolve_document(ref, retrieved)
         return self.index.resolve(ref.sutta_id) if ref.sutta_id else None
 
-    def _check_part(self, text: str, views: list[SuttaView], strict: bool = False) -> PartResult:
+    def _check_part(self, text: str, views: list[SuttaView], strict: bool = False, verbatim: bool = False,
+                    framing: frozenset[str] = frozenset()) -> PartResult:
         tokens = claim_tokens(text)
         weights = self.index.weights(tokens)
         candidates: list[Window] = []
@@ -581,6 +600,8 @@ class ClaimVerifier:
         view = best.sutta
         evidence = Evidence.of(best, score)
         coverage, missing = self.index.sutta_coverage(view, tokens, weights)
+        if verbatim:  # the text's own words: the best window of them is where it was copied from
+            return PartResult(text, True, 1.0, "", Evidence.of(best, 1.0), missing)
         if score >= CHECK_THRESHOLD:
             found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
             if found:
@@ -588,7 +609,7 @@ class ClaimVerifier:
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
         # the sutta has every word of it, it is not invented.
         if strict:  # neither words spread over the sutta nor closeness in meaning is enough
-            held = self._strict_support(text, tokens, weights, candidates, views)
+            held = self._strict_support(text, tokens, weights, candidates, views, framing)
             if held is not None:
                 window, score = held
                 if window is not best and score >= CHECK_THRESHOLD:
@@ -607,7 +628,7 @@ class ClaimVerifier:
                           finding=Finding.NOT_IN_TEXT)
 
     def _strict_support(self, text: str, tokens: list[str], weights: dict[str, float], candidates: list[Window],
-                        views: list[SuttaView]) -> tuple[Window, float] | None:
+                        views: list[SuttaView], framing: frozenset[str] = frozenset()) -> tuple[Window, float] | None:
         """The window that holds one of the model's own sentences, with its coverage, or None. The sentence's words
         must be found in one short window and its neighbours (`STRICT_REGION` segments each side); the names in the
         cited text's title count as found anywhere in it. A quotation the text holds word for word is its own
@@ -628,12 +649,19 @@ class ClaimVerifier:
                 if share >= QUOTE_FRAME_SUPPORT:
                     return anchor, share
         total = sum(weights[t] for t in tokens) or 1.0
-        if candidates and sum(weights[t] for t in tokens if not _matches_view(t, candidates[0].sutta, known)) \
-                > STRICT_ABSENT * total:
+        framed = {t for t in tokens if matches_any(t, framing)}
+        if candidates and sum(weights[t] for t in tokens if t not in framed
+                              and not _matches_view(t, candidates[0].sutta, known)) > STRICT_ABSENT * total:
             return None  # words the whole text never uses: an invented detail, or a paraphrase for the judge
+        # What the sentence adds to the question must be in the lines; the question's own words, restated, need not
+        # be (they are the reader's). A sentence that adds nothing is held to all its words: restating a question
+        # as an answer ("women are incapable of …") proves nothing.
+        added = [t for t in tokens if t not in framed]
         best: tuple[Window, float] | None = None
         for window in candidates:
             share = _region_coverage(window, tokens, weights, STRICT_REGION, known)
+            if added and framed:
+                share = max(share, _region_coverage(window, added, weights, STRICT_REGION, known))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
         return best
@@ -771,6 +799,11 @@ def _mentioned(text: str) -> list[str]:
         if sutta_id is not None and sutta_id not in out:
             out.append(sutta_id)
     return out
+
+
+def _joined(key: str, word: str) -> str:
+    """A name written in two words ("Maha Kassapa") as the one word the texts use ("mahakassapa")."""
+    return fold(re.sub(r"[’']s$", "", word.replace(" ", ""))) if " " in word else key
 
 
 def _name_in_view(key: str, view: SuttaView) -> bool:
