@@ -126,7 +126,8 @@ def test_a_line_copied_word_for_word_is_supported_and_known_for_a_copy(stores):
 
 def test_the_readers_own_words_restated_do_not_count_as_made_up(stores):
     # "advice" and "meditation" are nowhere in MN 201: the reader's words, not the model's invention
-    said = "The advice for meditation is that a mendicant of the higher mind should focus on five subjects [MN 201:2.1]."
+    said = ("The advice for meditation is that a mendicant of the higher mind should focus on five subjects "
+            "[MN 201:2.1].")
     assert _verify_asked(stores, said, "").verdict != "supported"
     v = _verify_asked(stores, said, "What is the advice for meditation on the higher mind?")
     assert v.verdict == "supported", v.reason
