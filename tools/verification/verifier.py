@@ -653,15 +653,19 @@ class ClaimVerifier:
         if candidates and sum(weights[t] for t in tokens if t not in framed
                               and not _matches_view(t, candidates[0].sutta, known)) > STRICT_ABSENT * total:
             return None  # words the whole text never uses: an invented detail, or a paraphrase for the judge
-        # What the sentence adds to the question must be in the lines; the question's own words, restated, need not
-        # be (they are the reader's). A sentence that adds nothing is held to all its words: restating a question
-        # as an answer ("women are incapable of …") proves nothing.
-        added = [t for t in tokens if t not in framed]
+        # The question's words the text never uses are the reader's ("misunderstanding" for "misconception"): the
+        # rest of the sentence must be in the lines. Its words the text does use stay: they anchor the sentence to
+        # the lines that speak of them ("the mountains stand for …" is not held by lines about territory far from
+        # the mountains). A sentence that adds nothing to the question is held to all its words: restating a
+        # question as an answer ("women are incapable of …") proves nothing.
+        readers = {t for t in framed if not _matches_view(t, candidates[0].sutta, known)} if candidates else set()
+        rest = [t for t in tokens if t not in readers]
+        adds = any(t not in framed for t in tokens)
         best: tuple[Window, float] | None = None
         for window in candidates:
             share = _region_coverage(window, tokens, weights, STRICT_REGION, known)
-            if added and framed:
-                share = max(share, _region_coverage(window, added, weights, STRICT_REGION, known))
+            if readers and rest and adds:
+                share = max(share, _region_coverage(window, rest, weights, STRICT_REGION, known))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
         return best
