@@ -139,3 +139,11 @@ def test_the_readers_own_words_restated_do_not_count_as_made_up(stores):
 def test_a_question_restated_as_an_answer_proves_nothing(stores):
     echo = "A teacher can purify his pupils [MN 201:3.1]."
     assert _verify_asked(stores, echo, "Why can a teacher purify his pupils?").verdict == "unsupported"
+
+
+def test_question_words_the_text_uses_still_anchor_the_sentence_to_its_lines(stores):
+    # "stand" is the reader's word; "lotus" is the text's (3.2), far from the Ganges (1.2): no line relates them
+    wrong = "The lotus stands for the Ganges river near Ayojjhā [MN 201]."
+    assert _verify_asked(stores, wrong, "What does the lotus stand for?").verdict == "unsupported"
+    fair = "The lotus stands for the Realized One, who grew up in the world but lives unsoiled by it [MN 201]."
+    assert _verify_asked(stores, fair, "What does the lotus stand for?").verdict == "supported"

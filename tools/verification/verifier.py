@@ -634,7 +634,7 @@ class ClaimVerifier:
         cited text's title count as found anywhere in it. A quotation the text holds word for word is its own
         evidence: it fixes the window, and the sentence's other words need only the looser share
         `QUOTE_FRAME_SUPPORT` around it ("the Buddha tells the aged householder to train like this: “…”")."""
-        known = self._known_anywhere(views)
+        known = self._known_anywhere(views) | self._joined_names(text, views)
         quoted = [q for q in quotations(text) if any(f" {plain_words(q)} " in f" {self._words_of(v)} " for v in views)]
         if quoted:
             quote_tokens = set(claim_tokens(" ".join(quoted)))
@@ -660,15 +660,23 @@ class ClaimVerifier:
         # question as an answer ("women are incapable of …") proves nothing.
         readers = {t for t in framed if not _matches_view(t, candidates[0].sutta, known)} if candidates else set()
         rest = [t for t in tokens if t not in readers]
+        anchors = [t for t in framed if t not in readers]
         adds = any(t not in framed for t in tokens)
         best: tuple[Window, float] | None = None
         for window in candidates:
             share = _region_coverage(window, tokens, weights, STRICT_REGION, known)
-            if readers and rest and adds:
+            if readers and rest and adds and _region_coverage(window, anchors, weights, STRICT_REGION, known) == 1:
                 share = max(share, _region_coverage(window, rest, weights, STRICT_REGION, known))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
         return best
+
+    def _joined_names(self, text: str, views: list[SuttaView]) -> set[str]:
+        """The words of a name written in two ("Maha Kassapa") that the cited text writes as one ("Mahākassapa"):
+        found where the text names that person, as the name check found it."""
+        lowercase = frozenset().union(*(v.lowercase for v in views))
+        return {t for key, word in names(text, lowercase).items() if " " in word
+                and any(_name_in_view(_joined(key, word), v) for v in views) for t in words(word)}
 
     def _known_anywhere(self, views: list[SuttaView]) -> set[str]:
         """The names in a cited text's title ("Advice to Sigālaka", "With Kaccānagotta"): the person the text is
