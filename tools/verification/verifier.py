@@ -660,12 +660,12 @@ class ClaimVerifier:
         # question as an answer ("women are incapable of …") proves nothing.
         readers = {t for t in framed if not _matches_view(t, candidates[0].sutta, known)} if candidates else set()
         rest = [t for t in tokens if t not in readers]
-        anchors = [t for t in framed if t not in readers]
+        held_words = [t for t in framed if t not in readers]
         adds = any(t not in framed for t in tokens)
         best: tuple[Window, float] | None = None
         for window in candidates:
             share = _region_coverage(window, tokens, weights, STRICT_REGION, known)
-            if readers and rest and adds and _region_coverage(window, anchors, weights, STRICT_REGION, known) == 1:
+            if readers and rest and adds and _region_coverage(window, held_words, weights, STRICT_REGION, known) == 1:
                 share = max(share, _region_coverage(window, rest, weights, STRICT_REGION, known))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
