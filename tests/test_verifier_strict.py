@@ -147,3 +147,13 @@ def test_question_words_the_text_uses_still_anchor_the_sentence_to_its_lines(sto
     assert _verify_asked(stores, wrong, "What does the lotus stand for?").verdict == "unsupported"
     fair = "The lotus stands for the Realized One, who grew up in the world but lives unsoiled by it [MN 201]."
     assert _verify_asked(stores, fair, "What does the lotus stand for?").verdict == "supported"
+
+
+def test_the_words_of_a_title_written_as_the_title_name_the_text(stores):
+    # "The verse of One Fine Night says …": "fine" and "night" are the text's words too, but here they name it
+    from tools.verification.verifier import _titles_named
+
+    store, bm25 = stores
+    view = EvidenceIndex(store, bm25).sutta("mn201")
+    assert _titles_named("The Simile of the River says a lotus rose unsoiled", [view]) == {"simile", "river"}
+    assert _titles_named("The river stands for the simile of the lotus", [view]) == set()

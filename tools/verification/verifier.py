@@ -634,7 +634,7 @@ class ClaimVerifier:
         cited text's title count as found anywhere in it. A quotation the text holds word for word is its own
         evidence: it fixes the window, and the sentence's other words need only the looser share
         `QUOTE_FRAME_SUPPORT` around it ("the Buddha tells the aged householder to train like this: “…”")."""
-        known = self._known_anywhere(views) | self._joined_names(text, views)
+        known = self._known_anywhere(views) | self._joined_names(text, views) | _titles_named(text, views)
         quoted = [q for q in quotations(text) if any(f" {plain_words(q)} " in f" {self._words_of(v)} " for v in views)]
         if quoted:
             quote_tokens = set(claim_tokens(" ".join(quoted)))
@@ -822,6 +822,19 @@ def _name_in_view(key: str, view: SuttaView) -> bool:
     # inflected forms (Sāriputta's, Kosalans) share a stem with the text's own spelling
     stem = key[: max(4, len(key) - 2)]
     return any(t.startswith(stem) for t in view.tokens) or stem in fold(f"{view.doc.title} {view.doc.title_pali}")
+
+
+def _titles_named(text: str, views: list[SuttaView]) -> set[str]:
+    """The words of a cited text's title that the sentence writes as the title ("The verse of One Fine Night says
+    …"): they name the text, wherever the rest is found. A title word used alone ("the mountains stand for …" in
+    "The Simile of the Mountain") is not the title."""
+    folded = " ".join(words(text))
+    out: set[str] = set()
+    for view in views:
+        title = " ".join(words(view.doc.title or ""))
+        if len(title.split()) >= 2 and f" {title} " in f" {folded} ":
+            out.update(title.split())
+    return out
 
 
 def _title_words(view: SuttaView) -> frozenset[str]:
