@@ -157,3 +157,15 @@ def test_the_words_of_a_title_written_as_the_title_name_the_text(stores):
     view = EvidenceIndex(store, bm25).sutta("mn201")
     assert _titles_named("The Simile of the River says a lotus rose unsoiled", [view]) == {"simile", "river"}
     assert _titles_named("The river stands for the simile of the lotus", [view]) == set()
+
+
+def test_what_a_sentence_adds_to_the_question_must_be_mostly_the_texts_words(stores):
+    # the question's words restated count neither way; of the little the answer adds, "boatman" is not MN 201's
+    question = "In the Simile of the River, what does the lotus that sprouted and grew in the water but rose up " \
+               "above it, unsoiled, stand for?"
+    added = ("The lotus that sprouted and grew in the water but rose up above it, unsoiled, stands for a boatman "
+             "[MN 201:3.2].")
+    assert _verify_asked(stores, added, question).verdict != "supported"
+    fair = ("The lotus that sprouted and grew in the water but rose up above it, unsoiled, stands for the Realized "
+            "One [MN 201:3.2].")
+    assert _verify_asked(stores, fair, question).verdict == "supported"
