@@ -163,3 +163,15 @@ def test_a_name_written_in_two_words_is_the_one_word_the_texts_use():
     assert name_check(claim, evidence, names(evidence)) is None
     other = "Then Venerable Anuruddha entered Rājagaha for alms, to the street of the weavers."
     assert name_check(claim, other, names(other)).startswith("person differs")
+
+
+def test_a_quotation_that_left_out_a_word_is_mended_to_the_texts_words():
+    from tools.verification.claim_checks import mend_quotations
+
+    text = "“Good sir, how did you cross the flood?” “Neither standing nor swimming, sir, I crossed the flood.”"
+    mended = mend_quotations('The Buddha said, "Neither standing nor swimming, I crossed the flood."', text)
+    assert mended == 'The Buddha said, "Neither standing nor swimming, sir, I crossed the flood"'
+    # a changed word, or a left-out negation or number, changes what it says: not mended
+    assert mend_quotations('He said, "Standing and swimming, I crossed the flood."', text) is None
+    negative = "The mendicant does not know the flood, and crosses it."
+    assert mend_quotations('It says "the mendicant does know the flood"', negative) is None

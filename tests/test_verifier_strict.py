@@ -169,3 +169,20 @@ def test_what_a_sentence_adds_to_the_question_must_be_mostly_the_texts_words(sto
     fair = ("The lotus that sprouted and grew in the water but rose up above it, unsoiled, stands for the Realized "
             "One [MN 201:3.2].")
     assert _verify_asked(stores, fair, question).verdict == "supported"
+
+
+def test_a_sentence_whose_quotation_left_out_a_word_stands_with_the_texts_words(stores):
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    sentence = ("The Buddha said that “the Realized One was born and grew up in the world but lives unsoiled” "
+                "[MN 201:3.3].")
+    checked = checks.check(parse(sentence), lambda sentences, cite_from: verifier.verify(
+        sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
+    text = render(checked.draft)
+    assert "lives unsoiled by it" not in text  # the quote is closed where the model closed it ...
+    assert "the Realized One was born and grew up in the world but lives unsoiled" in text
+    left_out = sentence.replace("born and grew up", "born and up")
+    checked = checks.check(parse(left_out), lambda sentences, cite_from: verifier.verify(
+        sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
+    text = render(checked.draft)
+    assert "born and grew up in the world" in text and not checks.unsupported_claims(checked.draft)

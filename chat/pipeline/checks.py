@@ -224,6 +224,8 @@ def _judged(line: Line, v: Verdict) -> Line:
     if v.idle_citations and v.verdict in ("supported", "partial"):
         idle = set(v.idle_citations)
         line = line.map_refs(lambda _, r: None if r.raw in idle else r)
+    if v.verdict == "supported" and v.requoted:
+        return line.revised(with_refs(v.requoted, line.refs), Reason.REQUOTED, **fields)
     if v.verdict == "supported" and v.verbatim:
         # a line the model copied word for word is a quotation, not the answer's own words, and says so
         return line.as_quotation()

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     NUMBER_DIFFERS = "number_differs"
     NEGATED = "negated"
     MISQUOTED = "misquoted"
+    REQUOTED = "requoted"
     JUDGED = "judged"
     POINTER_IDLE = "pointer_idle"
     PARTLY = "partly"
@@ -70,14 +71,16 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.NUMBER_DIFFERS: "The cited lines give a different number.",
     Reason.NEGATED: "The cited lines say the opposite.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
+    Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",
     Reason.POINTER_IDLE: "Some of the texts it pointed to do not say this.",
     Reason.PARTLY: "Only part of it is in the cited lines; the rest was taken out.",
 }
 
 # Reasons found by checking a sentence against its passages: each is listed for the reader
+# (a quotation mended to the text's words is not: what the reader sees is then the text's words, and holds)
 CHECKED = frozenset(set(Reason) - {Reason.NONE, Reason.CUT_OFF, Reason.QUESTION, Reason.SLIP, Reason.STUB,
-                                   Reason.REPEAT, Reason.ASIDE, Reason.FRAGMENT})
+                                   Reason.REPEAT, Reason.ASIDE, Reason.FRAGMENT, Reason.REQUOTED})
 
 
 def explain(reason: Reason, evidence_ref: str | None = None) -> str:

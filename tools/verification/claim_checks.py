@@ -205,6 +205,48 @@ def misquoted(claim: str, source_words: str) -> str | None:
     return None
 
 
+MAX_OMITTED = 2  # words a quotation may have left out of its source and still be mended to the source's words
+
+
+def mend_quotations(claim: str, source: str) -> str | None:
+    """The claim with each quotation the source does not hold word for word put back into the source's own words,
+    where the quotation only left out a word or two between its first and last ("Neither standing nor swimming, I
+    crossed the flood" for "… swimming, sir, I crossed …"); None when a quotation cannot be mended so (a word
+    changed, more left out, or a negation or number left out: those change what it says)."""
+    folded = fold(source)
+    if len(folded) != len(source):  # offsets in the folded text must be the source's
+        return None
+    out, mended = claim, False
+    for m in _DOUBLE_QUOTED.finditer(claim):
+        said = folded_words(m.group(1))
+        if len(said) < MIN_QUOTED_WORDS or f" {' '.join(said)} " in f" {' '.join(folded_words(source))} ":
+            continue
+        gap = r"\W+(?:[\w’']+\W+){0,MAX}?".replace("MAX", str(MAX_OMITTED))
+        pattern = r"(?<![\w’'])" + gap.join(re.escape(w) for w in said) + r"(?![\w’'])"
+        found = next((f for f in re.finditer(pattern, folded)
+                      if len(folded_words(f.group(0))) - len(said) <= MAX_OMITTED), None)
+        if found is None:
+            return None
+        exact = source[found.start():found.end()]
+        omitted = _omitted(said, folded_words(exact))
+        if negates(" ".join(omitted)) or numbers(" ".join(omitted)):
+            return None
+        out = out.replace(m.group(1), re.sub(r"[“”\"]", "", exact), 1)
+        mended = True
+    return out if mended else None
+
+
+def _omitted(said: list[str], source: list[str]) -> list[str]:
+    """The source's words a quotation (a subsequence of them) left out."""
+    out, i = [], 0
+    for word in source:
+        if i < len(said) and word == said[i]:
+            i += 1
+        else:
+            out.append(word)
+    return out
+
+
 def without_own_quotes(claim: str, evidence: str) -> str:
     """The claim with its quotations of the evidence taken out: a "never" inside the text's own words is the
     text's negation, quoted faithfully, not the claim negating the text."""

@@ -29,6 +29,7 @@ from tools.verification.claim_checks import (
     count_check,
     count_holder_check,
     counted,
+    mend_quotations,
     misquoted,
     name_check,
     names,
@@ -160,6 +161,7 @@ class Verdict:
     # an uncited sentence checked against the turn's texts (`verify(cite_from=...)`): the reference that holds it
     cited_to: str | None = None
     verbatim: bool = False  # the sentence is the cited text's own words, word for word: a quotation, not a claim
+    requoted: str | None = None  # the sentence with its quotation mended to the text's own words, if it had to be
 
     @property
     def flagged(self) -> bool:
@@ -179,7 +181,7 @@ class Verdict:
                 "citations": self.citations, "bad_citations": self.bad_citations,
                 "found_elsewhere": self.found_elsewhere, "judge": self.judge, "idle_citations": self.idle_citations,
                 "pointer": self.pointer, "finding": self.finding.value, "cited_to": self.cited_to,
-                "verbatim": self.verbatim}
+                "verbatim": self.verbatim, "requoted": self.requoted}
 
 
 @dataclass
@@ -406,6 +408,9 @@ class ClaimVerifier:
             wrong = [misquoted(claim, self._words_of(v)) for v in views]
             if all(wrong):
                 verdict.verdict, verdict.reason, verdict.finding = "unsupported", str(wrong[0]), Finding.MISQUOTED
+                mended = self._mended(sentence, views, retrieved, judge, strict, about, framing)
+                if mended is not None:
+                    return mended
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
             verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
         if verdict.verdict == "unsupported" and verdict.finding is Finding.NOT_IN_TEXT:
@@ -416,6 +421,22 @@ class ClaimVerifier:
         elif bad:
             verdict.reason += "; hallucinated citation: " + "; ".join(bad)
         return verdict
+
+    def _mended(self, sentence: Sentence, views: list[SuttaView], retrieved: set[str] | None, judge, strict: bool,
+                about: Sequence[str], framing: frozenset[str]) -> Verdict | None:
+        """A sentence whose quotation left out a word or two of its text ("sir,"), with the quotation put back into
+        the text's own words (`mend_quotations`), when the sentence so mended is supported: its verdict, the
+        mended sentence as `requoted`. A scholar reads a quotation as the text's exact words."""
+        for view in views:
+            mended = mend_quotations(sentence.plain, " ".join(s.en for s in view.segments))
+            if mended is None:
+                continue
+            verdict = self._verify_local(Sentence(mended, sentence.citations), retrieved, judge, strict, about,
+                                         framing)
+            if verdict.verdict == "supported":
+                verdict.requoted = mended
+                return verdict
+        return None
 
     def _verbatim(self, sentence: str, views: list[SuttaView]) -> bool:
         """Whether the sentence is a cited text's own words, word for word (its punctuation and case aside). Such a
