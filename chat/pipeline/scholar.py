@@ -441,8 +441,11 @@ class Scholar:
         claims = checks.unsupported_claims(checked.draft)
         if not body and not lead:
             return self._declined(recorder, ABSTAIN_SENTENCE, base, unsupported=claims)
-        shown = checked.draft.quoted_below([(quote_text(w), w.ref) for w in lead])
-        final = render(shown) if body else evidence_only(lead, key_lines(lead))
+        # lines the model only copied, with no sentence of its own, would show the key lines twice: the key lines
+        # alone answer, introduced as the texts' words
+        copies_only = not checked.draft.own() and bool(lead)
+        shown = (Draft() if copies_only else checked.draft).quoted_below([(quote_text(w), w.ref) for w in lead])
+        final = render(shown) if body and not copies_only else evidence_only(lead, key_lines(lead))
         return Answer(
             answer=final,
             sentences=[AnswerSentence(text=line.text, origin=line.origin.value, citations=line.refs)
