@@ -173,7 +173,7 @@ async def test_scratchpad_never_reaches_the_stream(base):
 
 
 async def test_citations_map_to_retrieved_passages_and_unretrieved_ones_are_removed(base):
-    reply = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.3–2.1]. "
+    reply = ("Thought: I can answer.\nAnswer: The eye and sights are burning [SN 35.28:1.3–2.1]. "
              "Fire is praised elsewhere too [MN 99:4.2].")
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     _, _, answer = await _run(scholar, "What does the Fire Sermon say is burning?")

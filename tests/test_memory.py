@@ -4,7 +4,7 @@
 
 from scholar_helpers import scholar_for, session_memory
 
-FIRST = ("Thought: I can answer.\nAnswer: The eye is burning, sights are burning [SN 35.28:1.4].")
+FIRST = ("Thought: I can answer.\nAnswer: The eye and sights are burning [SN 35.28:1.4].")  # not a copy of its line
 NEXT = ("Thought: I can answer.\nAnswer: Next it says they burn with the fires of greed, hate and delusion "
         "[1].")
 FOLLOW = "What is the all?\nWhy is the eye burning?"
