@@ -183,6 +183,17 @@ async def test_the_answer_opens_with_the_premise_and_no_follow_up_restates_it(ba
     assert "What should a mendicant do with a malevolent thought?" in answer.follow_ups
 
 
+async def test_a_premise_corrected_is_an_answer_even_when_the_model_finds_nothing_more_to_say(base):
+    scholar, _ = scholar_for(base, ["Thought: I can answer.\nAnswer: I don't find this in the texts I have.",
+                                    "What does the Buddha say about the saw?"])
+    answer = await scholar.aask("Why did the Buddha say that someone with a malevolent thought toward the bandits "
+                                "with the saw would be following his instructions?")
+    assert answer.status == "answered"
+    assert answer.answer.startswith("The texts I have do not say that someone with a malevolent thought")
+    assert "I don't find this" not in answer.answer  # the note is not taken back
+    assert answer.sentences[0].origin == "model" and any(c.sutta_id == "MN 21" for c in answer.citations)
+
+
 # ---- follow-ups ---------------------------------------------------------------------------------------------
 def test_follow_ups_never_repeat_the_question_or_the_premise_and_stay_in_the_library():
     asked = "Why did the Buddha tell Ānanda that women cannot become arahants?"

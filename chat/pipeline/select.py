@@ -291,7 +291,11 @@ def with_premise(answer, selection: Selection, docstore, explained: str) -> str:
     from chat.pipeline.checks import window_citations
     from tools.references import strip_citations
 
-    answer.answer = f"{note}\n\n{answer.answer}"
+    if answer.status == "abstained":
+        # the note answers: the texts say otherwise. "I don't find this …" after it would take back what it shows
+        answer.answer, answer.status, answer.sentences = note, "answered", []
+    else:
+        answer.answer = f"{note}\n\n{answer.answer}"
     # the note is the answer's own sentence (it says what the line shows), not a quotation of the passage
     answer.sentences = [AnswerSentence(text=strip_citations(note), origin="model", citations=[selection.premise.ref]),
                         *answer.sentences]
