@@ -175,3 +175,16 @@ def test_a_quotation_that_left_out_a_word_is_mended_to_the_texts_words():
     assert mend_quotations('He said, "Standing and swimming, I crossed the flood."', text) is None
     negative = "The mendicant does not know the flood, and crosses it."
     assert mend_quotations('It says "the mendicant does know the flood"', negative) is None
+
+
+def test_a_questions_alternatives_are_offered_not_stated():
+    from tools.verification.evidence import alternatives_in, offered_only
+
+    asked = ("“Suppose they were to ask you: ‘This fire that is quenched: in what direction did it go— east, south, "
+             "west, or north?’ How would you answer?”")
+    assert offered_only(asked) == {"east", "south", "west", "north"}
+    # the answer states one of them: stated, not only offered
+    assert offered_only("“Is form permanent or impermanent?” “Impermanent, sir.”") == {"permanent"}
+    # a sentence that itself gives them as alternatives may take them from the question
+    assert alternatives_in("Vaccha is asked whether it went east, south, west, or north.") >= {"west", "north"}
+    assert alternatives_in("The fire goes to the west.") == frozenset()

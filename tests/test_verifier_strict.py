@@ -186,3 +186,33 @@ def test_a_sentence_whose_quotation_left_out_a_word_stands_with_the_texts_words(
         sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
     text = render(checked.draft)
     assert "born and grew up in the world" in text and not checks.unsupported_claims(checked.draft)
+
+
+def test_an_alternative_a_question_offers_is_not_what_the_text_says(tmp_path):
+    from indexing.chunking import chunk_document
+    from indexing.stores.bm25_store import BM25Store
+    from indexing.stores.docstore import DocStore
+
+    from conftest import _doc
+
+    doc = _doc("mn203", "With Vaccha on Fire", [
+        ("1.1", "“Suppose they were to ask you: ‘This fire that is quenched: in what direction did it go— east, "
+                "south, west, or north?’ How would you answer?”"),
+        ("1.2", "“It doesn’t apply, Mister Gotama. The fire is reckoned to have become quenched due to lack of "
+                "fuel.”"),
+    ])
+    chunks = chunk_document(doc, target_chars=120, max_chars=200)
+    store = DocStore(tmp_path / "docstore.sqlite")
+    store.replace_sources([(doc.source_path, [doc], chunks, None)])
+    bm25 = BM25Store(tmp_path / "bm25")
+    bm25.build([(c.chunk_id, c.embedding_text()) for c in chunks])
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+
+    def verdict(text: str) -> str:
+        return verifier.verify([Sentence(re.sub(r"\s*\[[^\]]*\]", "", text), find_citations(text))],
+                               passages_of(store, "mn203"), strict=True).verdicts[0].verdict
+
+    assert verdict("The quenched fire went west [MN 203:1.1].") == "unsupported"
+    assert verdict("He is asked whether the quenched fire went east, south, west, or north [MN 203:1.1].") \
+        == "supported"
+    assert verdict("The fire is reckoned quenched due to lack of fuel [MN 203:1.2].") == "supported"

@@ -47,6 +47,29 @@ class SegmentView:
     tokens: frozenset[str]
     prefixes: frozenset[str]
     page: int | None = None  # a PDF's page
+    # words the line only offers as a question's alternatives ("in what direction did it go — east, south, west, or
+    # north?"), never states: the text does not say the fire went west
+    offered: frozenset[str] = frozenset()
+
+
+# Alternatives: "east, south, west, or north", "permanent or impermanent"; a question's, when a "?" closes them
+_OR_LIST = r"((?:[\w’'-]+,\s+)*[\w’'-]+,?\s+or\s+[\w’'-]+)"
+_ALTERNATIVES = re.compile(_OR_LIST + r"\s*\?")
+
+
+def alternatives_in(text: str) -> frozenset[str]:
+    """The words a sentence itself gives as alternatives ("it asks whether the fire went east, south, west, or
+    north"): reporting a question's alternatives, it may take them from the question."""
+    return frozenset(t for m in re.finditer(_OR_LIST, text) for t in words(m.group(1)))
+
+
+def offered_only(text: str) -> frozenset[str]:
+    """The words a line offers only as the alternatives of a question it asks, not in any sentence that states
+    something (`SegmentView.offered`)."""
+    sentences = re.split(r"(?<=[.!?])[’”\"]*\s+", text)
+    offered = {t for s in sentences for m in _ALTERNATIVES.finditer(s) for t in words(m.group(1))}
+    stated = {t for s in sentences if not s.rstrip("’”\" ").endswith("?") for t in words(s)}
+    return frozenset(offered - stated)
 
 
 @dataclass
@@ -124,6 +147,12 @@ def matches_any(token: str, tokens: frozenset[str] | set[str]) -> bool:
 def matches_segment(token: str, segment: SegmentView) -> bool:
     """Whether a segment holds the claim's word, as the windows count it."""
     return _matches(token, segment.tokens, segment.prefixes)
+
+
+def states_in_segment(token: str, segment: SegmentView, alternatives: frozenset[str] = frozenset()) -> bool:
+    """Whether a segment holds the claim's word other than as a question's offered alternative (or as one, where the
+    claim too gives it as an alternative: `alternatives`)."""
+    return (token not in segment.offered or token in alternatives) and matches_segment(token, segment)
 
 
 def matches_any_of(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[str] | set[str]) -> bool:
@@ -211,7 +240,7 @@ class EvidenceIndex:
                 continue
             toks = frozenset(words(rec.en))
             segs.append(SegmentView(rec.seg_id or unit_id(doc.doc_id, rec.ord), rec.en, toks,
-                                    frozenset(p for p in map(_prefix, toks) if p), rec.page))
+                                    frozenset(p for p in map(_prefix, toks) if p), rec.page, offered_only(rec.en)))
             all_tokens |= toks
             lowercase.update(fold(w) for w in re.findall(r"(?<![\w’'])[a-zāīūṅñṭḍṇḷṁṃ][\wāīūṅñṭḍṇḷṁṃ]+", rec.en))
         if not segs:

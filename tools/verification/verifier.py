@@ -44,11 +44,12 @@ from tools.verification.evidence import (
     EvidenceIndex,
     SuttaView,
     Window,
+    alternatives_in,
     claim_tokens,
     matches_any,
     matches_any_of,
-    matches_segment,
     segment_exists,
+    states_in_segment,
 )
 
 log = logging.getLogger(__name__)
@@ -656,6 +657,7 @@ class ClaimVerifier:
         evidence: it fixes the window, and the sentence's other words need only the looser share
         `QUOTE_FRAME_SUPPORT` around it ("the Buddha tells the aged householder to train like this: “…”")."""
         known = self._known_anywhere(views) | self._joined_names(text, views) | _titles_named(text, views)
+        alts = alternatives_in(text)
         quoted = [q for q in quotations(text) if any(f" {plain_words(q)} " in f" {self._words_of(v)} " for v in views)]
         if quoted:
             quote_tokens = set(claim_tokens(" ".join(quoted)))
@@ -666,7 +668,7 @@ class ClaimVerifier:
                 anchor = anchors[0]
                 if not rest:
                     return anchor, 1.0
-                share = _region_coverage(anchor, rest, weights, STRICT_REGION, known)
+                share = _region_coverage(anchor, rest, weights, STRICT_REGION, known, alts)
                 if share >= QUOTE_FRAME_SUPPORT:
                     return anchor, share
         framed = {t for t in tokens if matches_any(t, framing)}
@@ -690,9 +692,10 @@ class ClaimVerifier:
         adds = any(t not in framed for t in tokens)
         best: tuple[Window, float] | None = None
         for window in candidates:
-            share = _region_coverage(window, tokens, weights, STRICT_REGION, known)
-            if readers and rest and adds and _region_coverage(window, held_words, weights, STRICT_REGION, known) == 1:
-                share = max(share, _region_coverage(window, rest, weights, STRICT_REGION, known))
+            share = _region_coverage(window, tokens, weights, STRICT_REGION, known, alts)
+            anchored = _region_coverage(window, held_words, weights, STRICT_REGION, known, alts) == 1
+            if readers and rest and adds and anchored:
+                share = max(share, _region_coverage(window, rest, weights, STRICT_REGION, known, alts))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
         return best
@@ -873,13 +876,15 @@ def _matches_view(token: str, view: SuttaView, known: set[str] | frozenset[str])
 
 
 def _region_coverage(window: Window, tokens: list[str], weights: dict[str, float], margin: int,
-                     known: set[str] | frozenset[str] = frozenset()) -> float:
+                     known: set[str] | frozenset[str] = frozenset(),
+                     alternatives: frozenset[str] = frozenset()) -> float:
     """The claim's weighted words found in its best window and the `margin` segments each side of it (or in
     `known`): a paraphrase of one passage gathers its points from a few neighbouring lines, not from across the
-    text."""
+    text. A word the lines only offer as a question's alternative is not found ("east, south, west, or north?")."""
     segments = window.sutta.segments[max(0, window.lo - margin): window.hi + margin + 1]
     total = sum(weights[t] for t in tokens) or 1.0
-    return sum(weights[t] for t in tokens if t in known or any(matches_segment(t, s) for s in segments)) / total
+    return sum(weights[t] for t in tokens
+               if t in known or any(states_in_segment(t, s, alternatives) for s in segments)) / total
 
 
 def _rescuable(verdict: Verdict) -> bool:
