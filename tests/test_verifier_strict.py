@@ -190,17 +190,17 @@ def test_a_sentence_whose_quotation_left_out_a_word_stands_with_the_texts_words(
 
 def test_an_alternative_a_question_offers_is_not_what_the_text_says(tmp_path):
     from indexing.chunking import chunk_document
+    from indexing.models import SourceDocument, Unit
     from indexing.stores.bm25_store import BM25Store
     from indexing.stores.docstore import DocStore
 
-    from conftest import _doc
-
-    doc = _doc("mn203", "With Vaccha on Fire", [
-        ("1.1", "“Suppose they were to ask you: ‘This fire that is quenched: in what direction did it go— east, "
-                "south, west, or north?’ How would you answer?”"),
-        ("1.2", "“It doesn’t apply, Mister Gotama. The fire is reckoned to have become quenched due to lack of "
-                "fuel.”"),
-    ])
+    lines = [("1.1", "“Suppose they were to ask you: ‘This fire that is quenched: in what direction did it go— "
+                     "east, south, west, or north?’ How would you answer?”"),
+             ("1.2", "“It doesn’t apply, Mister Gotama. The fire is reckoned to have become quenched due to lack "
+                     "of fuel.”")]
+    doc = SourceDocument(doc_id="mn203", title="With Vaccha on Fire", source_path="/mem/mn203.json", kind="sutta",
+                         units=[Unit(text=t, ref=f"mn203:{n}") for n, t in lines], sutta_id="MN 203",
+                         collection="MN", book="MN")
     chunks = chunk_document(doc, target_chars=120, max_chars=200)
     store = DocStore(tmp_path / "docstore.sqlite")
     store.replace_sources([(doc.source_path, [doc], chunks, None)])

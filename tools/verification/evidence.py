@@ -18,6 +18,7 @@ import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.vocabulary import document_ref, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
+from tools.language.sentences import split_at_stops
 from tools.language.words import fold, tokenize, word_list, words
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ def alternatives_in(text: str) -> frozenset[str]:
 def offered_only(text: str) -> frozenset[str]:
     """The words a line offers only as the alternatives of a question it asks, not in any sentence that states
     something (`SegmentView.offered`)."""
-    sentences = re.split(r"(?<=[.!?])[’”\"]*\s+", text)
+    sentences = split_at_stops(text, stops=".!?’”\"")
     offered = {t for s in sentences for m in _ALTERNATIVES.finditer(s) for t in words(m.group(1))}
     stated = {t for s in sentences if not s.rstrip("’”\" ").endswith("?") for t in words(s)}
     return frozenset(offered - stated)
