@@ -103,3 +103,18 @@ async def test_switched_off_the_model_writes_in_the_react_frame_as_before(base):
     answer = await scholar.aask(QUESTION)
     assert "Thought:" in llm.prompts[0][0].content or "Action" in llm.prompts[0][0].content
     assert [s.origin for s in answer.sentences] == ["model", "quote"]
+
+
+def test_a_question_that_counts_is_told_which_line_sets_the_list_out():
+    from chat.pipeline.say import list_hint
+
+    class W:
+        def __init__(self, text):
+            self.texts = [text]
+
+    naming = W("Mendicants, the eight worldly conditions revolve around the world.")
+    items = W("What eight? Gain and loss, fame and disgrace, blame and praise, pleasure and pain.")
+    question = "What are the eight worldly conditions that the world revolves around?"
+    assert list_hint(question, [naming, items]) == 'Line 2 gives the eight after "What eight?": name every one of them.'
+    assert list_hint("What are the four perils?", [naming, items]) == ""  # another count: not this list
+    assert list_hint("What is the world?", [naming, items]) == ""  # the question counts nothing

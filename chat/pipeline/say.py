@@ -23,6 +23,7 @@ from chat.pipeline.compose import quote_text
 from chat.pipeline.draft import with_refs
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
+from tools.language.numbers import numbers
 from tools.language.sentences import split_sentences
 from tools.search.windows import EvidenceWindow
 
@@ -55,11 +56,32 @@ def say_grammar(n_lines: int) -> str:
     return (f'root ::= {abstain} | item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n' + _ITEM + f"num ::= {numbers}\n")
 
 
+def line_text(window: EvidenceWindow) -> str:
+    """A selected line as the model reads it."""
+    return quote_text(window, LINE_CHARS)
+
+
 def listing(windows: list[EvidenceWindow]) -> str:
     """The selected lines, numbered 1..k, as the model reads them: their words alone. Shown with its reference
     ("MN 24:14.3–14.5") or title, the model copied them into its sentences ("MN 24: 14.3–14.5: …"), which the checks
     then read as numbers the line does not hold."""
-    return "\n".join(f"[{i}] “{quote_text(w, LINE_CHARS)}”" for i, w in enumerate(windows, 1))
+    return "\n".join(f"[{i}] “{line_text(w)}”" for i, w in enumerate(windows, 1))
+
+
+# The texts' way of setting out a list: "Mendicants, there are these four perils. What four? The perils of fire, …"
+_WHAT_N = re.compile(r"\bWhat ([a-z]+(?:-[a-z]+)?)\?", re.IGNORECASE)
+
+
+def list_hint(question: str, windows: list[EvidenceWindow]) -> str:
+    """For a question that counts what it asks for ("What are the eight worldly conditions …?"), where a selected
+    line sets the list out the texts' way ("… What eight? Gain and loss, …"): which line holds the items. The model
+    otherwise restates the line that only names the list ("the eight worldly conditions revolve around the world")."""
+    counted = numbers(question)
+    for k, window in enumerate(windows, 1):
+        for m in _WHAT_N.finditer(line_text(window)):
+            if numbers(m.group(1)) & counted:
+                return f'Line {k} gives the {m.group(1).lower()} after "{m.group(0)}": name every one of them.'
+    return ""
 
 
 def say_messages(question: str, windows: list[EvidenceWindow], hints: str = "") -> list[ChatMessage]:

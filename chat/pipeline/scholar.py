@@ -62,7 +62,7 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
-from chat.pipeline.say import SAY_MAX_TOKENS, as_draft, parse_said, say_grammar, say_messages
+from chat.pipeline.say import SAY_MAX_TOKENS, as_draft, list_hint, parse_said, say_grammar, say_messages
 from chat.pipeline.select import Selection, focused, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
 from chat.providers.calls import ModelCall
@@ -368,7 +368,8 @@ class Scholar:
         chosen = turn.selection.chosen
         premise = turn.selection.premise
         at = next((k for k, w in enumerate(chosen, 1) if premise is not None and w.overlaps(premise.window)), None)
-        hints = "\n".join(h for h in (plan.hints(), recap, premise.hint(at) if premise else "") if h)
+        hints = "\n".join(h for h in (plan.hints(), recap, premise.hint(at) if premise else "",
+                                      list_hint(turn.question, chosen)) if h)
         messages = say_messages(turn.question, chosen, hints)
         grammar = say_grammar(len(chosen))
         llm = cast(Any, with_max_tokens(self.llm, SAY_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
