@@ -212,9 +212,10 @@ OWN_FACTS = [
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="issue #23 is open: the model often restates the line that names the list "
-                   "or the animal, not the one that holds the items (docs/evaluation.md); not strict, because the "
-                   "same question passes in one run and fails in another (llama.cpp's prompt cache)")
+@pytest.mark.xfail(strict=False, reason="issue #23 is open: the model answers one part of a two-part question (SN "
+                   "12.61: the monkey, not what it keeps doing); the eight worldly conditions are named since the "
+                   "say prompt is told which line sets a list out (docs/evaluation.md); not strict, because a "
+                   "question can pass in one run and fail in another (llama.cpp's prompt cache)")
 @pytest.mark.parametrize("question,gold,must", OWN_FACTS)
 def test_embedded_model_states_the_key_facts_in_its_own_sentences(question, gold, must, monkeypatch):
     from chat.evals.answers import own_text, score_content
