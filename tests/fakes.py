@@ -84,3 +84,26 @@ def tiny_library(base, tree):
     embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
     ingest(settings, [tree], embed_model=embed, progress=False)
     return Library.open(settings, embed_model=embed)
+
+
+class WordScorer:
+    """A stand-in language model for the likelihood judge: a word is likely (-0.5) when the prompt holds it, or a
+    word `paraphrases` maps it to, else unlikely (-6). Words in `priors` are what a model 'knows' from elsewhere:
+    likely without a passage, but once it reads a passage it expects the passage's words, so they fall back to
+    unlikely. Its calls are counted."""
+
+    def __init__(self, priors: set[str] | frozenset[str] = frozenset(), paraphrases: dict[str, str] | None = None):
+        self.priors = {p.lower() for p in priors}
+        self.paraphrases = paraphrases or {}
+        self.calls = 0
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        self.calls += 1
+        seen = {w.lower() for w in re.findall(r"\w+", prompt)}
+        out = []
+        for piece in re.findall(r"\s*\S+", continuation):
+            word = re.sub(r"\W", "", piece).lower()
+            prior = word in self.priors and "Passage:" not in prompt
+            likely = word in seen or prior or self.paraphrases.get(word, "") in seen
+            out.append((piece, -0.5 if likely else -6.0))
+        return out

@@ -3,34 +3,11 @@ claim verifier."""
 
 from __future__ import annotations
 
-import re
-
 from tools.verification.evidence import EvidenceIndex
 from tools.verification.judge import LikelihoodJudge
 from tools.verification.verifier import ClaimVerifier
 
-from fakes import passages_of
-
-
-class WordScorer:
-    """A stand-in language model: a word is likely (-0.5) when the prompt holds it, else unlikely (-6). Words in
-    `priors` are what a model 'knows' from elsewhere: likely without a passage, but once it reads a passage it
-    expects the passage's words, so they fall back to unlikely."""
-
-    def __init__(self, priors: set[str] = frozenset()):
-        self.priors = {p.lower() for p in priors}
-        self.calls = 0
-
-    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
-        self.calls += 1
-        seen = {w.lower() for w in re.findall(r"\w+", prompt)}
-        out = []
-        for piece in re.findall(r"\s*\S+", continuation):
-            word = re.sub(r"\W", "", piece).lower()
-            prior = word in self.priors and "Passage:" not in prompt
-            out.append((piece, -0.5 if word in seen or prior else -6.0))
-        return out
-
+from fakes import WordScorer, passages_of
 
 PASSAGE = "When I stood still, I went under. And when I swam, I was swept away. That is how I crossed the flood."
 

@@ -13,26 +13,7 @@ from tools.references import find_citations
 from tools.verification.evidence import EvidenceIndex
 from tools.verification.verifier import ClaimVerifier, Finding
 
-from fakes import passages_of
-
-
-class PassageScorer:
-    """A stand-in language model for the likelihood judge: a word is likely (-0.5) when the prompt holds it or a
-    word `paraphrases` maps it to, else unlikely (-6); its calls are counted."""
-
-    def __init__(self, paraphrases: dict[str, str] | None = None):
-        self.paraphrases = paraphrases or {}
-        self.calls = 0
-
-    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
-        self.calls += 1
-        seen = {w.lower() for w in re.findall(r"\w+", prompt)}
-        out = []
-        for piece in re.findall(r"\s*\S+", continuation):
-            word = re.sub(r"\W", "", piece).lower()
-            likely = word in seen or self.paraphrases.get(word, "") in seen
-            out.append((piece, -0.5 if likely else -6.0))
-        return out
+from fakes import WordScorer, passages_of
 
 
 def _verify(stores, text: str, scorer=None, retrieved=("mn201", "mn202"), cite_from=()):
@@ -51,14 +32,14 @@ def test_a_fair_paraphrase_is_kept_when_its_words_are_in_the_cited_line_and_its_
     # the Ganges (1.2), five subjects (2.1) and the four truths (2.2): lines beside one another, not across the text
     fair = ("By the Ganges the Buddha told the mendicants to focus on five subjects, and Sāriputta explained the "
             "four noble truths [MN 201:2.1].")
-    v = _verify(stores, fair, PassageScorer())
+    v = _verify(stores, fair, WordScorer())
     assert v.verdict == "supported", v.reason
 
 
 def test_the_judge_rescues_a_paraphrase_of_the_models_own_only_when_told_to(stores, monkeypatch):
     import tools.verification.verifier as verifier
 
-    scorer = PassageScorer({"unstained": "unsoiled", "stood": "rose"})
+    scorer = WordScorer(paraphrases={"unstained": "unsoiled", "stood": "rose"})
     assert _verify(stores, LOTUS, scorer).verdict != "supported"  # "stood", "unstained": not the text's words
     monkeypatch.setattr(verifier, "RESCUE_STRICT", True)
     v = _verify(stores, LOTUS, scorer)
@@ -68,7 +49,7 @@ def test_the_judge_rescues_a_paraphrase_of_the_models_own_only_when_told_to(stor
 def test_a_wrong_claim_reusing_the_passages_words_is_removed(stores):
     # every word of the text is there, and two it never uses, which the passage does not make likelier
     wrong = "Purity and impurity are personal matters, so a teacher is useless to another [MN 201:3.1]."
-    v = _verify(stores, wrong, PassageScorer())
+    v = _verify(stores, wrong, WordScorer())
     assert v.verdict == "unsupported" and v.finding is Finding.NOT_IN_TEXT, v.reason
 
 
