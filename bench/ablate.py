@@ -16,11 +16,11 @@ search per question.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
 
+from chat.evals.report import save_report
 from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.settings import ScholarSettings
 from tools.library import Library
@@ -106,8 +106,7 @@ def main() -> int:
         sys.stdout.flush()
     _apply(library, base, {})
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        save_report(args.json, out)
     return 0
 
 

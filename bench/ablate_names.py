@@ -12,12 +12,12 @@ hit@4 of each half, as `scholar eval aliases` scores them.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
 
 from chat.evals.aliases import evaluate, load_aliases
+from chat.evals.report import save_report
 from indexing.settings import ScholarSettings
 from tools.library import Library
 from tools.search.names import NameMatcher
@@ -63,8 +63,7 @@ def main() -> int:
                          f"hit@4 fit {f['fit']['hit@4']:.3f} / report {f['report']['hit@4']:.3f}\n")
         sys.stdout.flush()
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        save_report(args.json, out)
     return 0
 
 

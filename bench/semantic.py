@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from chat.evals.report import save_report
 from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.cards import load_cards
 from indexing.onnx_embedding import OnnxEmbedding, onnx_model_path
@@ -302,8 +303,7 @@ def main() -> int:
             for stem, f in by_file.items()) + "\n")
     sys.stdout.write(json.dumps(out["_cost"]) + "\n")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        save_report(args.json, out)
     return 0
 
 

@@ -9,13 +9,13 @@ sutta, so the two failures are counted apart).
 from __future__ import annotations
 
 import csv
-import json
 import logging
 import statistics
 import sys
 import time
 from pathlib import Path
 
+from chat.evals.report import save_report
 from indexing.settings import ScholarSettings
 from tools.library import Library
 from tools.search.names import resolve_name as resolve_alias
@@ -108,6 +108,6 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
     sys.stdout.write(format_report(report, args.aliases) + "\n")
     if args.json_out:
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        save_report(args.json_out, report)
         sys.stdout.write(f"wrote {args.json_out}\n")
     return 0

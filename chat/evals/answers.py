@@ -24,6 +24,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from chat.evals.report import save_report
 from chat.pipeline.answer import Answer
 from chat.pipeline.compose import EVIDENCE_ONLY_OPENING
 from chat.runtime import Runtime
@@ -177,7 +178,7 @@ def write_report(report: dict, json_out: Path | None) -> None:
     """The figures on stdout; the whole report, per-question rows included, as JSON to `json_out`."""
     sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2) + "\n")
     if json_out:
-        json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+        save_report(json_out, report)
 
 
 async def _run_all(scholar, rows: list[dict]) -> list[dict]:

@@ -20,6 +20,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from chat.evals.report import save_report
 from indexing.settings import ScholarSettings
 from tools.passages import Passage
 from tools.references import find_citations
@@ -180,5 +181,5 @@ def run(args, settings: ScholarSettings) -> int:
     result = evaluate(claims, verifier, docstore, args.mode, strict=strict)
     sys.stdout.write(format_report(result) + "\n")
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        save_report(args.json_out, result)
     return 0

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from chat.evals.report import save_report
 from indexing.settings import ScholarSettings
 from tools.library import Library
 from tools.search.retriever import MODES, search
@@ -141,7 +142,7 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
     if args.json_out:
         payload = next(iter(payloads.values())) if len(paths) == 1 else {"files": payloads}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        save_report(args.json_out, payload)
         sys.stdout.write(f"wrote {args.json_out}\n")
     return 0
 
