@@ -107,7 +107,6 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
     report = evaluate(library, rows)
     sys.stdout.write(format_report(report, args.aliases) + "\n")
     if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
         save_report(args.json_out, report)
         sys.stdout.write(f"wrote {args.json_out}\n")
     return 0

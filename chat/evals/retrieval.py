@@ -141,7 +141,6 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
         log.info("reranker for hybrid+rerank: %s", library.reranker().name)
     if args.json_out:
         payload = next(iter(payloads.values())) if len(paths) == 1 else {"files": payloads}
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
         save_report(args.json_out, payload)
         sys.stdout.write(f"wrote {args.json_out}\n")
     return 0

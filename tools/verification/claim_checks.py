@@ -151,11 +151,15 @@ def names(text: str, lowercase_vocab: set[str] | frozenset[str] = frozenset()) -
 _NAME_BEFORE = re.compile(r"(?<![\w’'])([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+) $")
 
 
+def joined_name(key: str, word: str) -> str:
+    """A name of the claim (`names`' key and word) written in two words ("Maha Kassapa") as the one word the texts
+    use ("mahakassapa"); any other name, its key."""
+    return fold(re.sub(r"[’']s$", "", word.replace(" ", ""))) if " " in word else key
+
+
 def name_present(key: str, word: str, folded_text: str) -> bool:
-    """Whether a name of the claim (`names`' key and word) is in the folded text: as written, or, written in two
-    words ("Maha Kassapa"), as the one word the texts use ("Mahākassapa")."""
-    joined = fold(re.sub(r"[’']s$", "", word.replace(" ", "")))
-    return _name_in(key, folded_text) or (" " in word and _name_in(joined, folded_text))
+    """Whether a name of the claim is in the folded text: as written, or as the one word the texts use."""
+    return _name_in(key, folded_text) or _name_in(joined_name(key, word), folded_text)
 
 
 def _name_in(key: str, folded_text: str) -> bool:
@@ -206,6 +210,8 @@ def misquoted(claim: str, source_words: str) -> str | None:
 
 
 MAX_OMITTED = 2  # words a quotation may have left out of its source and still be mended to the source's words
+# between two quoted words of a quotation to mend: up to MAX_OMITTED words left out
+_OMISSION = r"\W+(?:[\w’']+\W+){0,MAX}?".replace("MAX", str(MAX_OMITTED))
 
 
 def mend_quotations(claim: str, source: str) -> str | None:
@@ -216,13 +222,13 @@ def mend_quotations(claim: str, source: str) -> str | None:
     folded = fold(source)
     if len(folded) != len(source):  # offsets in the folded text must be the source's
         return None
+    source_words = f" {' '.join(folded_words(source))} "
     out, mended = claim, False
     for m in _DOUBLE_QUOTED.finditer(claim):
         said = folded_words(m.group(1))
-        if len(said) < MIN_QUOTED_WORDS or f" {' '.join(said)} " in f" {' '.join(folded_words(source))} ":
+        if len(said) < MIN_QUOTED_WORDS or f" {' '.join(said)} " in source_words:
             continue
-        gap = r"\W+(?:[\w’']+\W+){0,MAX}?".replace("MAX", str(MAX_OMITTED))
-        pattern = r"(?<![\w’'])" + gap.join(re.escape(w) for w in said) + r"(?![\w’'])"
+        pattern = r"(?<![\w’'])" + _OMISSION.join(re.escape(w) for w in said) + r"(?![\w’'])"
         found = next((f for f in re.finditer(pattern, folded)
                       if len(folded_words(f.group(0))) - len(said) <= MAX_OMITTED), None)
         if found is None:

@@ -29,6 +29,7 @@ from tools.verification.claim_checks import (
     count_check,
     count_holder_check,
     counted,
+    joined_name,
     mend_quotations,
     misquoted,
     name_check,
@@ -452,7 +453,7 @@ class ClaimVerifier:
         the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta)."""
         lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
         for key, word in names(_strip_framing(sentence), lowercase).items():
-            if not any(_name_in_view(key, v) or _name_in_view(_joined(key, word), v) for v in views):
+            if not any(_name_in_view(key, v) or _name_in_view(joined_name(key, word), v) for v in views):
                 return Finding.NAME_DIFFERS, f"the cited text does not mention {word}"
         claimed = numbers(_strip_framing(sentence))
         if claimed:
@@ -672,30 +673,31 @@ class ClaimVerifier:
                 if share >= QUOTE_FRAME_SUPPORT:
                     return anchor, share
         framed = {t for t in tokens if matches_any(t, framing)}
+        added = [t for t in tokens if t not in framed]
         # Words the whole text never uses: an invented detail, or a paraphrase for the judge. Judged on what the
         # sentence adds to the question: "… illustrates that the results of deeds are the same regardless of …"
         # restates "illustrate", "results" and "deeds" from the question and adds "regardless", which AN 3.100
         # never uses, and which is most of what it adds.
-        added = [t for t in tokens if t not in framed] or tokens
-        added_weight = sum(weights[t] for t in added) or 1.0
-        if candidates and sum(weights[t] for t in added if not _matches_view(t, candidates[0].sutta, known)) \
-                > STRICT_ABSENT * added_weight:
+        judged = added or tokens
+        if candidates and sum(weights[t] for t in judged if not _matches_view(t, candidates[0].sutta, known)) \
+                > STRICT_ABSENT * (sum(weights[t] for t in judged) or 1.0):
             return None
         # The question's words the text never uses are the reader's ("misunderstanding" for "misconception"): the
         # rest of the sentence must be in the lines. Its words the text does use stay: they anchor the sentence to
         # the lines that speak of them ("the mountains stand for …" is not held by lines about territory far from
         # the mountains). A sentence that adds nothing to the question is held to all its words: restating a
         # question as an answer ("women are incapable of …") proves nothing.
-        readers = {t for t in framed if not _matches_view(t, candidates[0].sutta, known)} if candidates else set()
-        rest = [t for t in tokens if t not in readers]
-        held_words = [t for t in framed if t not in readers]
-        adds = any(t not in framed for t in tokens)
+        readers = {t for t in framed if not _matches_view(t, candidates[0].sutta, known)} \
+            if candidates and added else set()
+
+        def cover(window: Window, words_: list[str]) -> float:
+            return _region_coverage(window, words_, weights, STRICT_REGION, known, alts)
+
         best: tuple[Window, float] | None = None
         for window in candidates:
-            share = _region_coverage(window, tokens, weights, STRICT_REGION, known, alts)
-            anchored = _region_coverage(window, held_words, weights, STRICT_REGION, known, alts) == 1
-            if readers and rest and adds and anchored:
-                share = max(share, _region_coverage(window, rest, weights, STRICT_REGION, known, alts))
+            share = cover(window, tokens)
+            if readers and cover(window, [t for t in framed if t not in readers]) == 1:
+                share = max(share, cover(window, [t for t in tokens if t not in readers]))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
         return best
@@ -705,7 +707,7 @@ class ClaimVerifier:
         found where the text names that person, as the name check found it."""
         lowercase = frozenset().union(*(v.lowercase for v in views))
         return {t for key, word in names(text, lowercase).items() if " " in word
-                and any(_name_in_view(_joined(key, word), v) for v in views) for t in words(word)}
+                and any(_name_in_view(joined_name(key, word), v) for v in views) for t in words(word)}
 
     def _known_anywhere(self, views: list[SuttaView]) -> set[str]:
         """The names in a cited text's title ("Advice to Sigālaka", "With Kaccānagotta"): the person the text is
@@ -840,11 +842,6 @@ def _mentioned(text: str) -> list[str]:
         if sutta_id is not None and sutta_id not in out:
             out.append(sutta_id)
     return out
-
-
-def _joined(key: str, word: str) -> str:
-    """A name written in two words ("Maha Kassapa") as the one word the texts use ("mahakassapa")."""
-    return fold(re.sub(r"[’']s$", "", word.replace(" ", ""))) if " " in word else key
 
 
 def _name_in_view(key: str, view: SuttaView) -> bool:
