@@ -142,15 +142,14 @@ def test_the_words_of_a_title_written_as_the_title_name_the_text(stores):
 
 def test_what_a_sentence_adds_to_the_question_must_be_mostly_the_texts_words(stores):
     # the question's words restated count neither way; of the little the answer adds, "boatman" is not MN 201's
-    question = "In the Simile of the River, what does the lotus that sprouted and grew in the water but rose up " \
-               "above it, unsoiled, stand for?"
-    added = ("The lotus that sprouted and grew in the water but rose up above it, unsoiled, stands for a boatman "
+    # (judged against the whole sentence, one word in a dozen, it passed)
+    question = "What does the lotus that sprouted and grew in the water and rose up above it unsoiled stand for?"
+    added = ("The lotus that sprouted and grew in the water and rose up above it unsoiled stands for a boatman "
              "[MN 201:3.2].")
     assert _verify_asked(stores, added, question).verdict != "supported"
-    fair = ("The lotus that sprouted and grew in the water but rose up above it, unsoiled, stands for the Realized "
+    fair = ("The lotus that sprouted and grew in the water and rose up above it unsoiled stands for the Realized "
             "One [MN 201:3.2].")
     assert _verify_asked(stores, fair, question).verdict == "supported"
-
 
 def test_a_sentence_whose_quotation_left_out_a_word_stands_with_the_texts_words(stores):
     store, bm25 = stores
@@ -169,18 +168,16 @@ def test_a_sentence_whose_quotation_left_out_a_word_stands_with_the_texts_words(
     assert "born and grew up in the world" in text and not checks.unsupported_claims(checked.draft)
 
 
-def test_an_alternative_a_question_offers_is_not_what_the_text_says(tmp_path):
+def _one_text(tmp_path, number: int, title: str, lines: list[tuple[str, str]]):
+    """A verdict function over one hand-made text, MN `number`: strict, as the Scholar judges its own sentences."""
     from indexing.chunking import chunk_document
     from indexing.models import SourceDocument, Unit
     from indexing.stores.bm25_store import BM25Store
     from indexing.stores.docstore import DocStore
 
-    lines = [("1.1", "“Suppose they were to ask you: ‘This fire that is quenched: in what direction did it go— "
-                     "east, south, west, or north?’ How would you answer?”"),
-             ("1.2", "“It doesn’t apply, Mister Gotama. The fire is reckoned to have become quenched due to lack "
-                     "of fuel.”")]
-    doc = SourceDocument(doc_id="mn203", title="With Vaccha on Fire", source_path="/mem/mn203.json", kind="sutta",
-                         units=[Unit(text=t, ref=f"mn203:{n}") for n, t in lines], sutta_id="MN 203",
+    uid = f"mn{number}"
+    doc = SourceDocument(doc_id=uid, title=title, source_path=f"/mem/{uid}.json", kind="sutta",
+                         units=[Unit(text=t, ref=f"{uid}:{n}") for n, t in lines], sutta_id=f"MN {number}",
                          collection="MN", book="MN")
     chunks = chunk_document(doc, target_chars=120, max_chars=200)
     store = DocStore(tmp_path / "docstore.sqlite")
@@ -191,9 +188,26 @@ def test_an_alternative_a_question_offers_is_not_what_the_text_says(tmp_path):
 
     def verdict(text: str) -> str:
         return verifier.verify([Sentence(re.sub(r"\s*\[[^\]]*\]", "", text), find_citations(text))],
-                               passages_of(store, "mn203"), strict=True).verdicts[0].verdict
+                               passages_of(store, uid), strict=True).verdicts[0].verdict
 
+    return verdict
+
+
+def test_an_alternative_a_question_offers_is_not_what_the_text_says(tmp_path):
+    verdict = _one_text(tmp_path, 203, "With Vaccha on Fire", [
+        ("1.1", "“Suppose they were to ask you: ‘This fire that is quenched: in what direction did it go— east, "
+                "south, west, or north?’ How would you answer?”"),
+        ("1.2", "“It doesn’t apply, Mister Gotama. The fire is reckoned to have become quenched due to lack of "
+                "fuel.”")])
     assert verdict("The quenched fire went west [MN 203:1.1].") == "unsupported"
     assert verdict("He is asked whether the quenched fire went east, south, west, or north [MN 203:1.1].") \
         == "supported"
     assert verdict("The fire is reckoned quenched due to lack of fuel [MN 203:1.2].") == "supported"
+
+
+def test_a_name_written_in_two_words_is_found_where_the_text_writes_it_as_one(tmp_path):
+    verdict = _one_text(tmp_path, 204, "Alms", [
+        ("1.1", "Then, having refused the deities, Venerable Mahākassapa entered Rājagaha for alms."),
+        ("1.2", "He walked for alms to the street of the poor, the destitute, and the weavers.")])
+    assert verdict("Maha Kassapa walked for alms to the street of the weavers [MN 204:1.2].") == "supported"
+    assert verdict("Maha Moggallana walked for alms to the street of the weavers [MN 204:1.2].") != "supported"
