@@ -1,6 +1,6 @@
 """Other translators' titles from BuddhaDust's sutta indexes, checked against our texts, as alias rows.
 
-    python bench/other_titles.py BUDDHADUST_DIR [--index var/index] [--out rows.csv]
+    python bench/other_titles.py BUDDHADUST_DIR [--index var/index] [--out rows.csv | --append other_titles.csv]
 
 BUDDHADUST_DIR is a checkout of M. Olds' BuddhaDust site (buddhadust.net, also served as obo.genaud.net), e.g. the
 public mirror https://github.com/alexgenaud/buddhadust at 5544e2eca424 (not shipped with the repo). Its sutta
@@ -16,16 +16,19 @@ translations give it, each line marked with its book:
 
 The index pages are the site's own work, which its copyright page (frontmatter/004_copyright.htm) places in the
 public domain; a title is a fact about the book that gives it. Only those lines are read (the site's own
-translations, Access to Insight's, Sister Upalavanna's are not: the first two are not what readers cite, ATI's are
-read by bench/ati_titles.py). A line linking to another text than the entry's ("see also") is skipped, and so is a
-book's second line under one entry.
+translations, Access to Insight's, Sister Upalavanna's are not: the first and last are not what readers cite, ATI's
+are read by bench/ati_titles.py). A line linking to another text than the entry's ("see also") is skipped, and so is
+a book's second line under one entry unless it carries the book's own number. A title numbered as a run of texts
+("11-20: The Eye"), a chapter's title and an editor's note are no text's title and are skipped.
 
 A text is kept, as in bench/ati_titles.py, only when the ID the index files it under exists in our corpus and the
 index's own Pali name for it matches our Pali title or resolves (through `resolve_alias`'s exact and Pali ways, no
-embedding) to that ID among its candidates: BuddhaDust numbers the texts as the Pali Text Society's edition does,
+embedding, and without the titles table, so a rerun does not lean on what it appended) to that ID among its
+candidates: BuddhaDust numbers the texts as the Pali Text Society's edition does,
 which is not always SuttaCentral's. In the Aṅguttara the WP line carries Bodhi's own number, which is SuttaCentral's;
 the title is filed under that number when the Pali name agrees with it there. Rows are printed (or written with
---out) in `indexing/data/other_titles.csv`'s columns; the rejected ones go to stderr.
+--out) in `indexing/data/other_titles.csv`'s columns, or with --append added to that table where it lacks them (same
+alias and ID); the rejected ones go to stderr.
 """
 
 from __future__ import annotations
