@@ -151,3 +151,16 @@ def test_a_names_table_may_say_where_it_comes_from_in_comment_lines(tmp_path):
                      "The Only Son,Ud 2.7,T,x\n# a note between rows\nGood Will,Snp 1.8,T,y\n", encoding="utf-8")
     assert [r["alias"] for r in name_rows(table)] == ["The Only Son", "Good Will"]
     assert load_names([table]) == {"Ud 2.7": ["The Only Son"], "Snp 1.8": ["Good Will"]}
+
+
+def test_uncued_each_title_must_name_its_text_on_its_own(tmp_path_factory):
+    # A translation titled with a bare word ("Kakacupama" for SN 35.28 here) names nothing inside a question by
+    # itself; it must not ride on MN 21's Pali title "Kakacūpamasutta", which does. Cued, both are offered.
+    base = tmp_path_factory.getbasetemp()
+    titles = base / "bare-titles.csv"
+    titles.write_text("alias,sutta_id,translator,source\nKakacupama,SN 35.28,A. Translator,test\n", encoding="utf-8")
+    lib = open_library(base / "tools-index", titles_csv=titles)
+    uncued = lib.aliases.resolve("What does kakacupama say about anger?")
+    assert [[c.sutta_id for c in m.candidates] for m in uncued.matches] == [["MN 21"]]
+    cued = lib.aliases.resolve("What does the Kakacupama Sutta say about anger?")
+    assert {c.sutta_id for m in cued.matches for c in m.candidates} >= {"MN 21", "SN 35.28"}

@@ -287,7 +287,11 @@ class AliasIndex:
                     # quoted word in a sentence is usually the text's own word ("has the 'beautiful' for ...")
                     named = raw in quoted and (length > 1 or (i > 0 and words[i - 1] in _CUE_NAMED))
                     base = 100.0 if (cue or named) else self._specific(entries_key, entries)
-                    if base >= THRESHOLD:
+                    if base >= THRESHOLD and not (cue or named):
+                        # uncued, each title must name its text on its own: a translation titled with a bare
+                        # name ("Anāthapiṇḍika") does not ride on another text's "Anāthapiṇḍikasutta"
+                        entries = [e for e in entries if self._specific(entries_key, [e]) >= THRESHOLD]
+                    if base >= THRESHOLD and entries:
                         cands = self._score_entries(entries_key, entries, base, raw)
                         found.append(AliasMatch(raw, i, j, cands[0].score, cands))
                         continue

@@ -16,7 +16,7 @@ whole name (not a question: that is search's job) is matched four ways, each say
 
 A loose way never offers an abbreviated series — a SuttaCentral text whose uid is itself a range of suttas
 (`sn46.77-88` "The Ganges River, Etc.", `an1.142-149`): it is a run of repetitions, each a text of its own, and no
-reader's name in the tables (1,141 other translations' titles, 86 nicknames) points at one. Its exact title still
+reader's name in the tables (5,555 other translations' titles, 86 nicknames) points at one. Its exact title still
 resolves to it.
 
 Generic words never make a match: a name must keep a distinctive word once "the", "discourse", "simile",
