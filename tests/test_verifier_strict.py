@@ -140,6 +140,28 @@ def test_the_words_of_a_title_written_as_the_title_name_the_text(stores):
     assert _titles_named("The river stands for the simile of the lotus", [view]) == set()
 
 
+def test_a_pali_title_written_with_sutta_names_the_text():
+    from tools.language.words import folded_words
+    from tools.verification.verifier import _pali_title_named
+
+    def named(sentence: str) -> set[str]:
+        return _pali_title_named(folded_words(sentence), "lakkhanasutta")
+
+    assert named("There are thirty-two marks, according to the Lakkhana Sutta.") == {"lakkhana"}
+    assert named("The Lakkhanasutta lists thirty-two marks.") == {"lakkhanasutta"}
+    assert named("The Lakkha Na Sutta lists them.") == {"lakkha", "na"}
+    # the name alone may be a person's or a thing's: not the title
+    assert named("Each lakkhana is a mark of a great man.") == set()
+
+
+def test_a_short_past_form_meets_its_verb():
+    # the light stemmer leaves "used" whole (too short to cut) and cuts "lying" to "ly"
+    from tools.verification.evidence import claim_tokens
+
+    assert claim_tokens("used") == claim_tokens("uses") == ["use"]
+    assert claim_tokens("lying") == claim_tokens("lies") == ["lie"]
+
+
 def test_what_a_sentence_adds_to_the_question_must_be_mostly_the_texts_words(stores):
     # the question's words restated count neither way; of the little the answer adds, "boatman" is not MN 201's
     # (judged against the whole sentence, one word in a dozen, it passed)

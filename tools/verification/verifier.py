@@ -20,7 +20,7 @@ from typing import Literal
 
 from indexing.vocabulary import unit_ord
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
-from tools.language.words import fold, tokenize, word_list, words
+from tools.language.words import fold, folded_words, tokenize, word_list, words
 from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
@@ -855,12 +855,28 @@ def _titles_named(text: str, views: list[SuttaView]) -> set[str]:
     …"): they name the text, wherever the rest is found. A title word used alone ("the mountains stand for …" in
     "The Simile of the Mountain") is not the title."""
     folded = " ".join(words(text))
+    written = folded_words(text)
     out: set[str] = set()
     for view in views:
         title = " ".join(words(view.doc.title or ""))
         if len(title.split()) >= 2 and f" {title} " in f" {folded} ":
             out.update(title.split())
+        out.update(_pali_title_named(written, fold(view.doc.title_pali or "")))
     return out
+
+
+def _pali_title_named(written: list[str], pali: str) -> set[str]:
+    """The words of a Pali title as the sentence writes it, whole or as its name and "Sutta" ("the Lakkhana Sutta"
+    for "Lakkhaṇasutta"); none when the name appears without "Sutta" (it may be a person's or a thing's name)."""
+    name = pali.removesuffix("sutta")
+    if len(name) < 4 or name == pali:
+        return set()
+    for i in range(len(written)):
+        for j in range(i + 1, min(i + 4, len(written)) + 1):
+            joined = "".join(written[i:j])
+            if joined == pali or (joined == name and j < len(written) and written[j] == "sutta"):
+                return set(words(" ".join(written[i:j])))
+    return set()
 
 
 def _title_words(view: SuttaView) -> frozenset[str]:
