@@ -58,6 +58,21 @@ def test_verifier_in_judge_mode_catches_what_shares_words_with_its_passage(store
     assert judged.verdict == "unsupported", judged.reason
 
 
+def test_the_judge_reads_a_claim_as_the_answer_to_the_readers_question(stores):
+    # "responsibility" is the reader's word: likely to the model from the question, with or without the passage.
+    # Judged without the question, the passage makes it no likelier than the model's prior, and the claim fails.
+    store, bm25 = stores
+    claim = "Purity is a personal responsibility: no one can purify another [MN 201:3.1]."
+    question = "Is purity a personal responsibility, according to MN 201?"
+
+    def judged(asked: str):
+        verifier = _verifier(store, bm25, WordScorer(priors={"responsibility"}))
+        return verifier.verify(claim, passages_of(store, "mn201"), question=asked).verdicts[0]
+
+    assert judged("").verdict == "unsupported"
+    assert judged(question).verdict == "supported", judged(question).reason
+
+
 def test_verifier_without_a_scoring_model_falls_back_to_local_checks(stores):
     store, bm25 = stores
 

@@ -248,3 +248,45 @@ def test_the_model_reads_only_the_selected_lines_under_their_turn_numbers():
     assert "\n[2] MN 22:10.10" in a.text and "[1]" not in a.text and a.evidence == [(2, SIMILE)]
     assert "[3]" not in b.text and b.evidence == []
     assert selection.unseen == []  # read in the results, not repeated in the hint
+
+
+def _mirror_text():
+    segs = [SimpleNamespace(seg_id=f"mn61:8.{i}", en=text, page=None) for i, text in enumerate([
+        "What do you think, Rāhula? What is a mirror for?", "It’s for checking your reflection, sir.",
+        "In the same way, deeds of body, speech, and mind should be done only after repeated checking.",
+        "When you want to act with the body, you should check on that same deed."], 1)]
+    doc = SimpleNamespace(doc_id="mn61", sutta_id="MN 61", title="Advice to Rāhula at Ambalaṭṭhika")
+    return SimpleNamespace(doc=doc, segments=segs)
+
+
+def test_each_part_of_a_two_part_question_gets_its_lines_from_the_leading_text(monkeypatch):
+    from chat.pipeline import select
+
+    view = _mirror_text()
+    checking = window("mn61", "MN 61", ["mn61:8.3", "mn61:8.4"], [s.en for s in view.segments[2:]], 1.0)
+    other = window("mn62", "MN 62", ["mn62:1.1"], ["Rāhula, develop meditation like the earth."], 0.8)
+    asked: list[tuple[str, list[str]]] = []
+
+    def rank(library, index, part, doc_ids, limit=4, **_):
+        asked.append((part, doc_ids))
+        # the mirror part's best window runs into the chosen one: only its own lines are new
+        return [window("mn61", "MN 61", ["mn61:8.1", "mn61:8.2", "mn61:8.3"], [], 0.9)] if "mirror" in part \
+            else [checking]
+
+    monkeypatch.setattr(select, "rank_windows", rank)
+    library = SimpleNamespace(evidence=SimpleNamespace(sutta=lambda doc_id: view if doc_id == "mn61" else None))
+    question = "What is a mirror for, in the Buddha's advice to Rāhula, and what should Rāhula check in the same way?"
+    chosen = select._each_part_answered(library, question, [checking], [checking, other])
+    assert [w.ref for w in chosen] == ["MN 61:8.1–8.2", "MN 61:8.3–8.4"]
+    assert [doc_ids for _, doc_ids in asked] == [["mn61"], ["mn61"]]  # never another text
+    # a question that asks one thing keeps what the scores chose
+    assert select._each_part_answered(library, "What is a mirror for?", [checking], [checking]) == [checking]
+
+
+def test_question_parts():
+    from tools.language.sentences import question_parts
+
+    assert question_parts("What did Sāti's view concern, and who corrected him?") == [
+        "What did Sāti's view concern", "who corrected him?"]
+    assert question_parts("Who is Ānanda? What did he ask?") == ["Who is Ānanda?", "What did he ask?"]
+    assert question_parts("What are the burden and the bearer?") == ["What are the burden and the bearer?"]

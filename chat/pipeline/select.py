@@ -34,9 +34,10 @@ from chat.pipeline.premise import Premise, check_premise
 from indexing.vocabulary import segment_key
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
+from tools.language.sentences import question_parts
 from tools.passages import clip
 from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
-from tools.search.windows import EvidenceWindow, is_heading, make_window, rank_windows
+from tools.search.windows import EvidenceWindow, is_heading, make_window, question_words, rank_windows
 from tools.turn import TraceEntry, TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
                 selection.how = "model"
         if len({w.doc_id for w in chosen}) == 1:
             chosen = sorted(chosen, key=lambda w: segment_key(w.seg_ids[0]))
+    chosen = await asyncio.to_thread(_each_part_answered, library, question, chosen, ranked)
     selection.premise = check_premise(question, ranked[:SHOWN_TO_MODEL], weights=library.evidence.weights,
                                       renderings=_renderings(library))
     if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
@@ -146,6 +148,53 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
         _record(recorder, question, selection, time.perf_counter() - started)
     return selection
+
+
+def _each_part_answered(library, question: str, chosen: list[EvidenceWindow],
+                        ranked: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """For a question that asks two things ("What is a mirror for, …, and what should Rāhula check in the same
+    way?"), the lines that best answer each part, among the turn's leading texts, join the chosen ones: windows
+    ranked for the whole question lead with the part most of its words are about, and the other went unanswered
+    (MN 61's mirror, two lines before the window on checking deeds). Only the leading text is searched: a part
+    read alone ("who corrected him?") has lost its subject, and other texts answer it by chance. What a chosen
+    window already holds is not added again; a part's window that runs into a chosen one adds only its own lines."""
+    parts = [p for p in question_parts(question) if question_words(p)]
+    if len(parts) < 2 or not chosen:
+        return chosen
+    docs = [ranked[0].doc_id] if ranked else [chosen[0].doc_id]
+    out = list(chosen)
+    for part in parts:
+        found = rank_windows(library, library.evidence, part, docs, limit=1)
+        if not found:
+            continue
+        rest = _outside(library.evidence, found[0], out)
+        if rest is not None:
+            out.append(rest)
+    if len({w.doc_id for w in out}) == 1:
+        out.sort(key=lambda w: segment_key(w.seg_ids[0]))
+    return out
+
+
+def _outside(index, window: EvidenceWindow, chosen: list[EvidenceWindow]) -> EvidenceWindow | None:
+    """`window`'s lines that no chosen window holds, as a window (the longer run when they lie on both sides of one);
+    None when all are held."""
+    held = {s for c in chosen if c.doc_id == window.doc_id for s in c.seg_ids}
+    view = index.sutta(window.doc_id)
+    if view is None:
+        return None
+    where = {s.seg_id: i for i, s in enumerate(view.segments)}
+    runs: list[list[int]] = []
+    for seg_id in window.seg_ids:
+        if seg_id in held or seg_id not in where:
+            runs.append([])
+            continue
+        if not runs or not runs[-1]:
+            runs.append([])
+        runs[-1].append(where[seg_id])
+    best = max(runs, key=len, default=[])
+    if not best or all(is_heading(view.segments[i].seg_id) for i in best):
+        return None
+    return make_window(view, best[0], best[-1], window.score)
 
 
 def _spread(items: list[EvidenceWindow], n: int) -> list[EvidenceWindow]:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from indexing.text import split_at_stops
-from tools.language.words import word_set
+from tools.language.words import word_list, word_set
 from tools.references import BRACKET, CitationRef, find_citations, strip_citations
 
 __all__ = ["Sentence", "clause_breaks", "clauses", "closes_segment", "ends_sentence", "final_stop", "phrases",
@@ -168,3 +168,15 @@ _SIMILE_TOLD_OR_APPLIED = re.compile(
 def applies_a_simile(text: str) -> bool:
     """Does the text tell a simile or say what one means?"""
     return bool(_SIMILE_TOLD_OR_APPLIED.search(text))
+
+
+_PART_BREAK = re.compile(
+    r"(?:,\s*|\s+)and\s+(?=(?:" + "|".join(word_list("interrogatives")) + r")\b)|(?<=\?)\s+(?=\S)", re.IGNORECASE)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things a question asks, one each: "What is a mirror for, and what should Rāhula check in the same way?"
+    -> ["What is a mirror for", "what should Rāhula check in the same way?"]; a question asking one thing is
+    itself. Split where "and" opens another question word, or after a question mark that more text follows."""
+    parts = [p.strip(" ,") for p in _PART_BREAK.split(question.strip())]
+    return [p for p in parts if p] or [question]

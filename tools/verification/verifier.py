@@ -293,7 +293,7 @@ class ClaimVerifier:
         if mode == "judge" and self.judge is None:
             log.warning("verifier mode judge needs a model that scores tokens; using local checks only")
             mode = "local"
-        judge = self.judge if mode == "judge" else None
+        judge = self.judge.asked(question) if mode == "judge" and self.judge is not None else None
         if isinstance(draft, str):
             sentences = split_sentences(draft)
         else:
@@ -509,6 +509,8 @@ class ClaimVerifier:
     def _judge(self, judge, verdict: Verdict, views: list[SuttaView]) -> None:
         """A locally supported sentence whose words the passage does not explain is unsupported after all."""
         passage, known = _judge_passage(self.index, verdict.sentence, views)
+        # a title the sentence names its text by ("according to the Lakkhana Sutta") is no word of the passage
+        known |= _titles_named(verdict.sentence, views)
         judged = judge.judge(_strip_framing(verdict.sentence), passage, known=known)
         verdict.judge = "judge"
         if not judged.supported:
