@@ -58,19 +58,32 @@ def test_verifier_in_judge_mode_catches_what_shares_words_with_its_passage(store
     assert judged.verdict == "unsupported", judged.reason
 
 
-def test_the_judge_reads_a_claim_as_the_answer_to_the_readers_question(stores):
-    # "responsibility" is the reader's word: likely to the model from the question, with or without the passage.
-    # Judged without the question, the passage makes it no likelier than the model's prior, and the claim fails.
-    store, bm25 = stores
-    claim = "Purity is a personal responsibility: no one can purify another [MN 201:3.1]."
-    question = "Is purity a personal responsibility, according to MN 201?"
+def test_a_pali_title_the_sentence_names_its_text_by_is_no_word_for_the_judge(tmp_path):
+    # "Mahasaccaka" is in no line of the text, only in its Pali title "Mahāsaccakasutta": written as the title
+    # ("the Mahasaccaka Sutta") it names the text and is not scored; alone it is a word the passage must explain
+    from indexing.chunking import chunk_document
+    from indexing.models import SourceDocument, Unit
+    from indexing.stores.bm25_store import BM25Store
+    from indexing.stores.docstore import DocStore
 
-    def judged(asked: str):
-        verifier = _verifier(store, bm25, WordScorer(priors={"responsibility"}))
-        return verifier.verify(claim, passages_of(store, "mn201"), question=asked).verdicts[0]
-
-    assert judged("").verdict == "unsupported"
-    assert judged(question).verdict == "supported", judged(question).reason
+    lines = [("1.1", "At one time the Buddha was staying near Vesālī, at the Great Wood."),
+             ("2.1", "Because I ate so little, when I tried to rub the skin of my belly, I grabbed my backbone.")]
+    doc = SourceDocument(doc_id="mn36", title="The Longer Discourse with Saccaka", title_pali="Mahāsaccakasutta",
+                         source_path="/mem/mn36.json", kind="sutta", units=[Unit(text=t, ref=f"mn36:{n}")
+                                                                            for n, t in lines],
+                         sutta_id="MN 36", collection="MN", book="MN")
+    chunks = chunk_document(doc, target_chars=120, max_chars=200)
+    store = DocStore(tmp_path / "docstore.sqlite")
+    store.replace_sources([(doc.source_path, [doc], chunks, None)])
+    bm25 = BM25Store(tmp_path / "bm25")
+    bm25.build([(c.chunk_id, c.embedding_text()) for c in chunks])
+    verifier = _verifier(store, bm25, WordScorer(priors={"mahasaccaka"}))
+    said = "because he ate so little, he grabbed his backbone when he tried to rub the skin of his belly [MN 36:2.1]."
+    named = verifier.verify(f"According to the Mahasaccaka Sutta, {said}", passages_of(store, "mn36")).verdicts[0]
+    assert named.verdict == "supported", named.reason
+    alone = verifier.verify(f"The Mahasaccaka says that {said}", passages_of(store, "mn36")).verdicts[0]
+    assert alone.verdict == "unsupported"
+    store.close()
 
 
 def test_verifier_without_a_scoring_model_falls_back_to_local_checks(stores):

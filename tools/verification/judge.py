@@ -63,15 +63,9 @@ def chatml(system: str, user: str) -> str:
 
 
 class LikelihoodJudge:
-    def __init__(self, scorer: TokenScorer, threshold: float = THRESHOLD, question: str = ""):
+    def __init__(self, scorer: TokenScorer, threshold: float = THRESHOLD):
         self.scorer = scorer
         self.threshold = threshold
-        self.question = question
-
-    def asked(self, question: str) -> LikelihoodJudge:
-        """This judge reading each claim as an answer to `question`: a word the reader asked with
-        ("misunderstanding") is as likely with the passage as without it, so it is not held against the claim."""
-        return LikelihoodJudge(self.scorer, self.threshold, question) if question else self
 
     def novel_words(self, claim: str, evidence: str, known: frozenset[str] | set[str] = frozenset()
                     ) -> list[re.Match]:
@@ -97,7 +91,6 @@ class LikelihoodJudge:
         novel = self.novel_words(claim, evidence, known)
         if not novel:
             return Judgement(True, 0.0, seconds=time.perf_counter() - started)
-        question = question or self.question
         asked = f"Question: {question}\n\n" if question else ""
         system = load_prompt("judge_system").strip()
         with_passage = chatml(system, load_prompt("judge_with_passage", question=asked, passage=evidence).strip())

@@ -293,7 +293,7 @@ class ClaimVerifier:
         if mode == "judge" and self.judge is None:
             log.warning("verifier mode judge needs a model that scores tokens; using local checks only")
             mode = "local"
-        judge = self.judge.asked(question) if mode == "judge" and self.judge is not None else None
+        judge = self.judge if mode == "judge" else None
         if isinstance(draft, str):
             sentences = split_sentences(draft)
         else:
@@ -883,7 +883,9 @@ def _pali_title_named(written: list[str], pali: str) -> set[str]:
 
 def _title_words(view: SuttaView) -> frozenset[str]:
     """The folded words of a text's title: capitalised in "the Simile of the River", and no one's name there."""
-    return frozenset(fold(w) for w in re.findall(r"[\w’'-]+", f"{view.doc.title} {view.doc.title_pali}"))
+    pali = fold(view.doc.title_pali or "")
+    # the Pali title also as readers write it before "Sutta": "the Lakkhana Sutta" names no one called Lakkhana
+    return frozenset(fold(w) for w in re.findall(r"[\w’'-]+", f"{view.doc.title} {pali} {pali.removesuffix('sutta')}"))
 
 
 def _matches_view(token: str, view: SuttaView, known: set[str] | frozenset[str]) -> bool:
