@@ -72,7 +72,7 @@ def _canon(lib) -> CanonTools:
 def test_parallels_are_listed_by_suttacentral_id_with_extent_holding_and_link(lib):
     result = _canon(lib).find_parallels("MN 10")
     assert result.error is None
-    table = result.table
+    table = result.table.text
     assert "MA 98: a full parallel, not in this library — https://suttacentral.net/ma98" in table
     assert "EA 12.1: a full parallel, not in this library" in table
     assert "DN 22: a full parallel, not in this library" in table  # the table's, though this library lacks it
@@ -83,26 +83,26 @@ def test_parallels_are_listed_by_suttacentral_id_with_extent_holding_and_link(li
 def test_parallels_the_library_holds_are_quoted_side_by_side(lib):
     result = _canon(lib).find_parallels("SN 56.11")
     assert "Kd 1 “Going Forth”: a partial parallel, in this library — https://suttacentral.net/pli-tv-kd1" in \
-        result.table
+        result.table.text
     assert [w.sutta_id for _, w in result.evidence] == ["SN 56.11", "Kd 1"]
-    assert all(f"[{w.ref}]" in result.table for _, w in result.evidence)
+    assert all(f"[{w.ref}]" in result.table.text for _, w in result.evidence)
 
 
 def test_parallels_narrowed_to_a_tradition_or_a_collection(lib):
-    chinese = _canon(lib).find_parallels("MN 10", "Chinese Agamas").table
+    chinese = _canon(lib).find_parallels("MN 10", "Chinese Agamas").table.text
     assert "MA 98" in chinese and "EA 12.1" in chinese and "DN 22 " not in chinese.split("\n")[1]
     assert "in the Chinese Āgamas" in chinese
-    one = _canon(lib).find_parallels("MN 10", "the Madhyama Agama").table
+    one = _canon(lib).find_parallels("MN 10", "the Madhyama Agama").table.text
     assert "MA 98" in one and "EA 12.1" not in one
     # nothing of that tradition: said, and the whole list given instead of nothing
-    tibetan = _canon(lib).find_parallels("MN 10", "Tibetan").table
+    tibetan = _canon(lib).find_parallels("MN 10", "Tibetan").table.text
     assert tibetan.startswith("SuttaCentral's table of parallels lists no parallel of MN 10") and "MA 98" in tibetan
 
 
 def test_parallels_of_an_unknown_text_or_one_without_any_are_a_plain_sentence(lib):
     unknown = _canon(lib).find_parallels("MN 175")
     assert unknown.error and "There is no MN 175" in unknown.error and not unknown.table
-    none = _canon(lib).find_parallels("MN 21").table
+    none = _canon(lib).find_parallels("MN 21").table.text
     assert none == "SuttaCentral's table of parallels lists no parallel of MN 21 (The Simile of the Saw)." or \
         none.startswith("SuttaCentral's table of parallels lists no parallel of MN 21")
 
@@ -124,7 +124,7 @@ def test_the_scope_of_a_parallels_question():
 # ---- translations side by side -------------------------------------------------------------------------------
 def test_two_translations_side_by_side_segment_by_segment_with_the_pali(lib):
     result = _canon(lib).compare_translations("Thig 1.1", "sujato, soma")
-    table = result.table
+    table = result.table.text
     assert "Bhikkhu Sujato and Bhikkhu Soma" in table
     first = table.index("Thig 1.1:1.1")
     block = table[first:table.index("Thig 1.1:1.2")]
@@ -134,17 +134,17 @@ def test_two_translations_side_by_side_segment_by_segment_with_the_pali(lib):
 
 
 def test_one_verse_of_a_chapter_file_is_compared_alone(lib):
-    table = _canon(lib).compare_translations("Dhp 1", "suddhaso").table
+    table = _canon(lib).compare_translations("Dhp 1", "suddhaso").table.text
     assert "Suddhaso" in table and "Phenomena are preceded by the mind" in table
     assert "Intention shapes experiences" in table  # the default translation beside it
     assert "Dhp 2:" not in table and "no translation" not in table
 
 
 def test_a_translator_the_library_does_not_hold_is_said_so(lib):
-    table = _canon(lib).compare_translations("Thig 1.1", "Bodhi").table
+    table = _canon(lib).compare_translations("Thig 1.1", "Bodhi").table.text
     assert table.startswith("The library holds no translation of Thig 1.1 by Bodhi; it holds Thig 1.1 translated "
                             "by Bhikkhu Sujato and Bhikkhu Soma.")
-    held_elsewhere = _canon(lib).compare_translations("MN 21", "soma").table
+    held_elsewhere = _canon(lib).compare_translations("MN 21", "soma").table.text
     assert held_elsewhere.startswith("The library holds no translation of MN 21 by Bhikkhu Soma")
     assert "The library holds one translation of MN 21" in held_elsewhere
 
@@ -177,11 +177,11 @@ def test_the_rule_index_is_read_from_the_analyses_structure(lib):
 ])
 def test_a_rule_is_found_by_its_topic_and_quoted_with_its_class(lib, question, rule):
     result = _canon(lib).find_rule(question)
-    assert result.table.startswith(f"{rule}, “The training rule on")
-    assert "offense entailing" in result.table and "It reads: “If a monk" in result.table
-    assert "In Pali:" in result.table
+    assert result.table.text.startswith(f"{rule}, “The training rule on")
+    assert "offense entailing" in result.table.text and "It reads: “If a monk" in result.table.text
+    assert "In Pali:" in result.table.text
     assert [w.sutta_id for _, w in result.evidence] == [rule]
-    assert f"[{result.evidence[0][1].ref}]" in result.table
+    assert f"[{result.evidence[0][1].ref}]" in result.table.text
 
 
 def test_a_topic_no_rule_speaks_of_is_a_clear_error_not_an_invented_rule(lib):
@@ -240,22 +240,56 @@ def test_questions_about_the_library_are_answered_from_its_tables(lib, tmp_path,
     assert own and any(fact in own for fact in says) and {s.origin for s in answer.sentences} <= {"model", "quote"}
 
 
-def test_a_table_answer_tells_its_statements_from_the_texts_words():
-    from chat.pipeline.tables import table_sentences
+def test_a_table_answer_tells_its_statements_from_the_texts_words(lib):
+    def typed(result):
+        return [(s.origin, s.citations) for s in answer_sentences(result.table)]
 
-    rule = ("Bu Pc 10, “The training rule on digging the earth”, is the Vinaya's rule for monks on this: breaking it "
-            "is an offense entailing confession (Bhikkhu Pācittiya). It reads: “If a monk digs the earth or has it "
-            "dug, he commits an offense entailing confession.” [Bu Pc 10:1.16.1]\nIn Pali: ““Yo pana bhikkhu "
-            "pathaviṁ khaṇeyya vā khaṇāpeyya vā, pācittiyan”ti.”")
-    assert [(s.origin, s.citations) for s in table_sentences(rule)] == [
-        ("model", []), ("model", ["Bu Pc 10:1.16.1"]), ("quote", [])]  # 'It reads: “…”' states the rule
-    side = ("Dhp 1 as Suddhaso and Bhikkhu Sujato translate it:\n\nDhp 1:1\n- Pali: Manopubbaṅgamā dhammā,\n"
-            "- Suddhaso: “All things are preceded by the mind,”\n- Bhikkhu Sujato: “Intention shapes experiences;”")
-    said = table_sentences(side)
-    assert [s.origin for s in said] == ["model", "quote", "quote", "quote"]  # the segment's heading is no sentence
-    opening = ("SuttaCentral's table lists one parallel of SN 35.28 (Burning).\n\nSN 35.28 opens: “At one time the "
-               "Buddha was staying near Gayā. There the Buddha addressed the mendicants …")  # cut, left open
-    assert [s.origin for s in table_sentences(opening)] == ["model", "model", "quote"]  # the quotation runs on
+    from chat.pipeline.tables import answer_sentences
+
+    rule = _canon(lib).find_rule("May a monk dig the ground?")
+    # 'It reads: “…”' states the rule; the Pali set out under it is the text's
+    assert typed(rule) == [("model", []), ("model", [rule.evidence[0][1].ref]), ("quote", [])]
+    side = _canon(lib).compare_translations("Dhp 1", "suddhaso")
+    said = answer_sentences(side.table)
+    assert said[0].origin == "model" and "translate it" in said[0].text
+    # each segment's heading (`Dhp 1:1`) is no sentence; its Pali and renderings are the texts' words
+    headings = [row for row in side.table.text.splitlines() if row.startswith("Dhp 1:")]
+    assert headings and len(said) == 1 + 3 * len(headings)  # the Pali and two renderings of each
+    assert [s.origin for s in said[1:]] == ["quote"] * (len(said) - 1)
+    assert not any(s.text.startswith("Dhp 1:") for s in said)
+    assert said[-1].citations == [side.evidence[0][1].ref]
+    parallels = _canon(lib).find_parallels("MN 10")
+    opens = answer_sentences(parallels.table)[-1]  # 'MN 10 opens: “So I have heard. …”' says what it quotes
+    assert opens.text.startswith("MN 10 opens: “") and (opens.origin, opens.citations) == (
+        "model", [parallels.evidence[0][1].ref])
+
+
+def test_a_table_text_is_rendered_once_and_typed_as_it_was_written():
+    from tools.texts.table_text import TableText, heading, introducing, item, line, quoted, said
+
+    table = TableText((
+        line(said("Dhp 1 as Suddhaso translates it:")),
+        heading("Dhp 1:1"),
+        item(quoted("Pali: Manopubbaṅgamā dhammā. Manoseṭṭhā manomayā.")),
+        item(quoted("Bhikkhu Sujato: “Here they’re tormented,\nhereafter they’re tormented,”")),
+        line(said("Bu Pc 10 is the rule."), introducing("It reads: “If a monk digs. He confesses …", ("Bu Pc 10:1",)),
+             paragraph=True),
+    )).cited("Dhp 1:1")
+    assert table.text == (
+        "Dhp 1 as Suddhaso translates it:\n\nDhp 1:1\n- Pali: Manopubbaṅgamā dhammā. Manoseṭṭhā manomayā.\n"
+        "- Bhikkhu Sujato: “Here they’re tormented,\nhereafter they’re tormented,”\n\n"
+        "Bu Pc 10 is the rule. It reads: “If a monk digs. He confesses … [Bu Pc 10:1; Dhp 1:1]")
+    # a Pali line or a verse of several sentences or lines is the text's words throughout, past its first
+    assert [(s.text, s.origin, s.refs) for s in table.sentences] == [
+        ("Dhp 1 as Suddhaso translates it:", "model", ()),
+        ("Pali: Manopubbaṅgamā dhammā.", "quote", ()),
+        ("Manoseṭṭhā manomayā.", "quote", ()),
+        ("Bhikkhu Sujato: “Here they’re tormented,", "quote", ()),
+        ("hereafter they’re tormented,”", "quote", ()),
+        ("Bu Pc 10 is the rule.", "model", ()),
+        ("It reads: “If a monk digs.", "model", ()),
+        ("He confesses …", "quote", ("Bu Pc 10:1", "Dhp 1:1")),  # a quotation cut off runs on to its end
+    ]
 
 
 def test_a_parallels_question_about_a_text_that_does_not_exist_invents_nothing(lib, tmp_path):
@@ -342,7 +376,7 @@ def test_a_texts_own_group_in_the_table_decides_which_parallels_are_full(tmp_pat
 
 
 def test_a_text_known_only_by_its_suttacentral_id_and_one_the_table_lacks(lib, tmp_path):
-    known = _canon(lib).find_parallels("MA 98").table
+    known = _canon(lib).find_parallels("MA 98").table.text
     assert "MN 10 “Mindfulness Meditation”: a full parallel, in this library" in known
     assert "MA 98 itself is not in this library" in known
     answer, llm = _ask(lib, "What are the parallels of MA 999?", tmp_path)

@@ -25,6 +25,7 @@ from tools.passages import Passage, clip
 from tools.references import asks_for_parallels, collection_code, translator_named
 from tools.search.query import NamedSutta
 from tools.search.windows import EvidenceWindow, beside, opening, question_words, rank_windows
+from tools.texts.table_text import TableText
 from tools.turn import TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class ToolResult:
     evidence: list[tuple[int, EvidenceWindow]] = field(default_factory=list)
     # an answer read straight from a table (parallels, translations, rules), in plain sentences citing its lines:
     # the reader's answer as it stands, with no model needed to word it
-    table: str = ""
+    table: TableText | None = None
 
 
 def render_evidence(numbered: list[tuple[int, EvidenceWindow]]) -> str:
@@ -362,17 +363,17 @@ class CanonTools:
 
     def _table(self, tool: str, inputs: dict, build) -> ToolResult:
         """A tool answered from a table: its answer and the lines it quotes, numbered like any evidence."""
-        answer: list[str] = []
+        answer: list[TableText] = []
 
         def body():
             table = build()
             self.recorder.search_types_used.add("table")
             passages, text = self._evidence(table.windows)
             answer.append(table.answer)
-            return passages, f"{table.answer}\n{text}".strip(), table.summary
+            return passages, f"{table.answer.text}\n{text}".strip(), table.summary
 
         result = self._run(tool, inputs, body)
-        result.table = answer[0] if answer and result.error is None else ""
+        result.table = answer[0] if answer and result.error is None else None
         return result
 
     def verify_claims(self, draft: str) -> ToolResult:

@@ -4,8 +4,9 @@ table), its translations side by side, the Vinaya rule on a topic.
 The planner adds one `TableStep` before the usual retrieval when a question is of one of these kinds; the Scholar
 runs it first, and when the table answers (`ToolResult.table`), that answer is the reader's, cited to the lines it
 quotes, without asking the model: its sentences are the table's facts in plain words, which a 1.5B model would
-only risk garbling. When the table cannot answer (no such text, no rule on the topic), the turn goes on as any
-other, with the step's result among the evidence the model reads.
+only risk garbling, typed by the tool that wrote them (tools/texts/table_text.py). When the table cannot answer
+(no such text, no rule on the topic), the turn goes on as any other, with the step's result among the evidence
+the model reads.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from chat.pipeline.plan import TableStep
 from tools.language.words import fold
-from tools.references import ordinal_reference, parse_ref
+from tools.references import ordinal_reference
 from tools.texts.parallels import foreign_ids, scope_of
 from tools.texts.rules import asks_for_rule
 from tools.texts.side_by_side import asks_for_translations, translators_named
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from chat.pipeline.plan import PreviousTurn
     from tools.function_tools import ToolResult
     from tools.search.query import QueryAnalysis
+    from tools.texts.table_text import TableText
 
 
 # a question for SuttaCentral's table itself: its parallels, counterparts, other traditions' versions. "Does the
@@ -82,51 +84,18 @@ def table_answer(library, question: str, result: ToolResult, fields: dict[str, A
     from chat.pipeline.checks import window_citations
     from chat.pipeline.followups import fallback_followups
 
+    assert result.table is not None
     citations = window_citations(library.docstore, [w for _, w in result.evidence])
     # a table with nothing to show ("the table lists no text MA 999") declines: it states no fact of a text
     status: Literal["answered", "abstained"] = "answered" if citations else "abstained"
-    return Answer(answer=result.table, sentences=table_sentences(result.table) if citations else [], status=status,
-                  citations=citations, confidence=1.0, error=None, follow_ups=fallback_followups(question, citations),
-                  **fields)
+    return Answer(answer=result.table.text, sentences=answer_sentences(result.table) if citations else [],
+                  status=status, citations=citations, confidence=1.0, error=None,
+                  follow_ups=fallback_followups(question, citations), **fields)
 
 
-def table_sentences(text: str) -> list[AnswerSentence]:
-    """A table's answer as typed sentences, like any answer's: its statements of the table's facts are its own
-    (origin "model", a quotation inside one included: 'It reads: “If a monk …”'); a block-quoted passage, a
-    rendering set out under its translator's name ('- Suddhaso: “All things …”'), the Pali, and the sentences of a
-    quotation that runs on past the sentence opening it are the texts' own words ("quote"). A line that is only a
-    reference (a segment's heading in a side-by-side table) is no sentence."""
+def answer_sentences(table: TableText) -> list[AnswerSentence]:
+    """A table's answer typed like any answer's: its statements of the table's facts are its own ("model"), the
+    texts' words it quotes are theirs ("quote"), as the table tool typed them when it wrote them."""
     from chat.pipeline.answer import AnswerSentence
-    from chat.pipeline.draft import parse
 
-    draft = parse(text)
-    out = []
-    open_quotes, block = 0, -1
-    for line in draft.lines:
-        if line.block != block:  # a quotation never runs on into the next paragraph or list item
-            open_quotes, block = 0, line.block
-        plain = line.text.strip()
-        inside = open_quotes > 0
-        open_quotes += plain.count("“") - plain.count("”")
-        if not plain or parse_ref(plain).ok:
-            continue
-        markup = draft.blocks[line.block].markup
-        quoted = markup == "> " or inside or (markup == "- " and _is_rendering(plain)) or _is_pali(plain)
-        out.append(AnswerSentence(text=plain, origin="quote" if quoted else "model", citations=line.refs))
-    return out
-
-
-_LABEL = re.compile(r"^(?P<label>[^:“”\"]{1,40}):\s+(?P<rest>.+)$", re.S)
-_OPENING_QUOTES = ("“", "‘", '"')
-
-
-def _is_rendering(sentence: str) -> bool:
-    """A list item holding a passage's words under a label ("Bhikkhu Soma: “…”"), or a quotation alone."""
-    m = _LABEL.match(sentence)
-    return sentence.startswith(_OPENING_QUOTES) or (m is not None and m.group("rest").startswith(_OPENING_QUOTES))
-
-
-def _is_pali(sentence: str) -> bool:
-    """The Pali set out under its label ("Pali: …", "In Pali: “…”")."""
-    m = _LABEL.match(sentence)
-    return m is not None and fold(m.group("label")).split()[-1:] == ["pali"]
+    return [AnswerSentence(text=s.text, origin=s.origin, citations=list(s.refs)) for s in table.sentences]

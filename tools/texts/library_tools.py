@@ -1,7 +1,8 @@
 """The bodies of the three table tools: parallels, translations side by side, Vinaya rules by topic.
 
-Each returns a `Table`: the answer in plain sentences built from the table alone (correct without any model), the
-lines it quotes as evidence windows (what the answer cites), and a one-line summary for the trace.
+Each returns a `Table`: the answer in plain sentences built from the table alone (correct without any model), typed
+as it is written (tools/texts/table_text.py), the lines it quotes as evidence windows (what the answer cites), and
+a one-line summary for the trace.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from dataclasses import dataclass, field
 from indexing.vocabulary import find_translator
 from tools.errors import ToolError
 from tools.search.windows import EvidenceWindow, make_window, opening
+from tools.texts.table_text import Block, TableText, block_quote, introducing, line, quoted, said
 
 MAX_HELD_SHOWN = 3  # parallels the library holds, quoted beside the text asked about
 
 
 @dataclass
 class Table:
-    answer: str
+    answer: TableText
     windows: list[EvidenceWindow] = field(default_factory=list)
     summary: str = ""
 
@@ -32,9 +34,13 @@ def window_over(library, doc_id: str, seg_ids: list[str]) -> EvidenceWindow | No
     return make_window(view, min(at), max(at)) if at else None
 
 
-def _quote(w: EvidenceWindow) -> str:
+def _words(w: EvidenceWindow) -> str:
     # one line, so a verse's line breaks cannot end the block quote mid-verse
-    return f"> “{' / '.join(line.strip() for line in w.text.splitlines() if line.strip())}” [{w.ref}]"
+    return f"“{' / '.join(line.strip() for line in w.text.splitlines() if line.strip())}”"
+
+
+def _quotes(windows: list[EvidenceWindow]) -> list[Block]:
+    return [block_quote(quoted(_words(w), (w.ref,))) for w in windows]
 
 
 def parallels_table(library, sutta_id: str, within: str = "") -> Table:
@@ -55,16 +61,17 @@ def parallels_table(library, sutta_id: str, within: str = "") -> Table:
         docs = library.catalog.docs_for_uid(p.uid)
         if docs and docs[0] != doc_id and (w := opening(library.evidence, docs[0])) is not None:
             windows.append(w)
-    lines = [report]
-    if windows:
+    blocks: list[Block] = []
+    if len(windows) == 1:
         own = windows[0]
-        lines.append("")
-        lines.append(f"{result.sutta_id} opens: {_quote(own)[2:]}" if len(windows) == 1 else
-                     "Side by side, the openings of the text and of its parallels in this library:")
-        if len(windows) > 1:
-            lines.extend(_quote(w) for w in windows)
+        blocks.append(line(introducing(f"{result.sutta_id} opens: {_words(own)}", (own.ref,)), paragraph=True))
+    elif windows:
+        blocks.append(line(said("Side by side, the openings of the text and of its parallels in this library:"),
+                           paragraph=True))
+        blocks.extend(_quotes(windows))
     n = sum(1 for p in result.parallels if p.kind == "parallels")
-    return Table("\n".join(lines), windows, f"{result.sutta_id}: {n} parallels, {len(held)} in the library")
+    return Table(report + TableText(tuple(blocks)), windows,
+                 f"{result.sutta_id}: {n} parallels, {len(held)} in the library")
 
 
 def _foreign_parallels(library, sutta_id: str, uid: str, scope) -> Table:
@@ -75,18 +82,20 @@ def _foreign_parallels(library, sutta_id: str, uid: str, scope) -> Table:
 
     parallels = parallels_of(library, uid)
     if not parallels:
-        return Table(f"SuttaCentral's table of parallels lists no text {sutta_id}, and this library does not hold it "
-                     "(it holds the Pali canon only).", [], f"{sutta_id}: not in the table")
+        return Table(TableText((line(said(
+            f"SuttaCentral's table of parallels lists no text {sutta_id}, and this library does not hold it (it holds "
+            "the Pali canon only).")),)), [], f"{sutta_id}: not in the table")
     report = parallels_report(sutta_id, uid, "", parallels, scope)
-    report += f"\n{sutta_id} itself is not in this library, which holds the Pali canon only."
+    blocks = [line(said(f"{sutta_id} itself is not in this library, which holds the Pali canon only."))]
     windows = []
     for p in [p for p in parallels if p.in_library and p.kind == "parallels"][:MAX_HELD_SHOWN]:
         docs = library.catalog.docs_for_uid(p.uid)
         if docs and (w := opening(library.evidence, docs[0])) is not None:
             windows.append(w)
     if windows:
-        report += "\n\nThe openings of its parallels in this library:\n" + "\n".join(_quote(w) for w in windows)
-    return Table(report, windows, f"{sutta_id}: {len(parallels)} related texts")
+        blocks.append(line(said("The openings of its parallels in this library:"), paragraph=True))
+        blocks.extend(_quotes(windows))
+    return Table(report + TableText(tuple(blocks)), windows, f"{sutta_id}: {len(parallels)} related texts")
 
 
 def _uid_of(sutta_id: str) -> str:
@@ -136,9 +145,7 @@ def translations_table(library, sutta_id: str, translators: str = "") -> Table:
     window = window_over(library, doc_id, cmp.seg_ids) if cmp.seg_ids else None
     summary = f"{doc.sutta_id}: {len(cmp.seg_ids)} segments" + (
         f"; not held: {', '.join(cmp.missing)}" if cmp.missing else "")
-    text = cmp.text
-    if window is not None:
-        text += f" [{window.ref}]"
+    text = cmp.text.cited(window.ref) if window is not None else cmp.text
     return Table(text, [window] if window is not None else [], summary)
 
 
@@ -148,13 +155,12 @@ def rule_table(library, topic: str) -> Table:
         raise ToolError(f"No rule of the Vinaya's Analyses speaks of {topic!r} in its title or its words.")
     best = matches[0]
     window = window_over(library, best.rule.doc_id, list(best.rule.seg_ids))
-    lines = [best.rule.describe()]
+    blocks = [line(*best.rule.describe())]
     if best.rule.ruling_pali:
-        lines.append(f"In Pali: “{best.rule.ruling_pali.strip()}”")
+        blocks.append(line(quoted(f"In Pali: “{best.rule.ruling_pali.strip()}”")))
     close = [m for m in matches[1:] if m.score >= 0.75 * best.score]
     if close:
-        lines.append("Other rules on these words: " + "; ".join(
-            f"{m.rule.sutta_id} (“{m.rule.title}”, {m.rule.offence})" for m in close) + ".")
+        blocks.append(line(said("Other rules on these words: " + "; ".join(
+            f"{m.rule.sutta_id} (“{m.rule.title}”, {m.rule.offence})" for m in close) + ".")))
     summary = f"{best.rule.sutta_id} ({best.rule.title}; {best.rule.offence})"
-    return Table("\n".join(lines), [window] if window is not None else [], summary)
-
+    return Table(TableText(tuple(blocks)), [window] if window is not None else [], summary)

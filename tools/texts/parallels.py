@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from tools.language.words import fold
 from tools.texts.lookup import ParallelText
+from tools.texts.table_text import Block, TableText, item, line, said
 
 SUTTACENTRAL = "https://suttacentral.net/"
 
@@ -126,36 +127,38 @@ def describe(p: ParallelText) -> str:
     return f"{name}{title}{part}: {extent}, {where} — {link(p)}"
 
 
-def parallels_report(sutta_id: str, uid: str, title: str, parallels: list[ParallelText], scope: Scope | None) -> str:
+def parallels_report(sutta_id: str, uid: str, title: str, parallels: list[ParallelText],
+                     scope: Scope | None) -> TableText:
     """The parallels of one text as plain sentences and a list, from SuttaCentral's table alone."""
     related = [p for p in parallels if p.kind == "parallels"]
     mentions = [p for p in parallels if p.kind != "parallels"]
     name = f"{sutta_id} ({title})" if title else sutta_id
     if not related and not mentions:
-        return f"SuttaCentral's table of parallels lists no parallel of {name}."
+        return TableText((line(said(f"SuttaCentral's table of parallels lists no parallel of {name}.")),))
     chosen = [p for p in related if scope is None or scope.admits(p)]
-    lines: list[str] = []
+    blocks: list[Block] = []
     if scope is not None and not chosen:
-        lines.append(f"SuttaCentral's table of parallels lists no parallel of {name} in {scope.label}.")
+        blocks.append(line(said(f"SuttaCentral's table of parallels lists no parallel of {name} in {scope.label}.")))
         chosen = related
         if chosen:
-            lines.append(f"It lists {_count(len(chosen))} in all:")
+            blocks.append(line(said(f"It lists {_count(len(chosen))} in all:")))
     elif scope is not None:
-        lines.append(f"SuttaCentral's table of parallels lists {_count(len(chosen))} of {name} in {scope.label}:")
+        blocks.append(line(said(
+            f"SuttaCentral's table of parallels lists {_count(len(chosen))} of {name} in {scope.label}:")))
     else:
-        lines.append(f"SuttaCentral's table of parallels lists {_count(len(chosen))} of {name}:")
+        blocks.append(line(said(f"SuttaCentral's table of parallels lists {_count(len(chosen))} of {name}:")))
     shown = chosen[:12]
-    lines.extend(f"- {describe(p)}" for p in shown)
+    blocks.extend(item(said(describe(p))) for p in shown)
     if len(chosen) > len(shown):
-        lines.append(f"- and {len(chosen) - len(shown)} more, listed at {SUTTACENTRAL}{uid}")
+        blocks.append(item(said(f"and {len(chosen) - len(shown)} more, listed at {SUTTACENTRAL}{uid}")))
     if scope is None and mentions:
         named = ", ".join(sc_id(p.uid) if not p.in_library else p.sutta_id for p in mentions[:6])
-        lines.append(f"The table also lists texts that mention or retell it: {named}.")
+        blocks.append(line(said(f"The table also lists texts that mention or retell it: {named}.")))
     held = [p for p in shown if p.in_library]
     if shown and not held:
-        lines.append("None of them is in this library, which holds the Pali canon only; the others are known here "
-                     "by their SuttaCentral IDs.")
-    return "\n".join(lines)
+        blocks.append(line(said("None of them is in this library, which holds the Pali canon only; the others are "
+                                "known here by their SuttaCentral IDs.")))
+    return TableText(tuple(blocks))
 
 
 def _count(n: int) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from indexing.vocabulary import BOOKS, parse_uid
 from tools.language.words import fold, word_set
+from tools.texts.table_text import Piece, introducing, said
 
 _RULE_HEADING = re.compile(r"\btraining rule\b|\brule on\b", re.I)
 _CHAPTER = re.compile(r"^the chapter on (?:offen[cs]es? (?:entailing|of) )?(.+)$", re.I)
@@ -101,12 +102,12 @@ class Rule:
         ref = segment_ref(first)
         return ref if first == last else f"{ref}–{last.partition(':')[2]}"
 
-    def describe(self) -> str:
-        """One plain sentence: which rule, its class and its words."""
+    def describe(self) -> tuple[Piece, Piece]:
+        """Which rule and its class, then its words."""
         who = "nuns" if self.nuns else "monks"
-        return (f"{self.sutta_id}, “{self.title.rstrip('.')}”, is the Vinaya's rule for {who} on this: breaking it "
-                f"is an offense entailing {self.offence} ({self.offence_pali}). It reads: "
-                f"“{self.ruling.strip(' ‘’“”')}” [{self.ref}]")
+        return (said(f"{self.sutta_id}, “{self.title.rstrip('.')}”, is the Vinaya's rule for {who} on this: breaking "
+                     f"it is an offense entailing {self.offence} ({self.offence_pali})."),
+                introducing(f"It reads: “{self.ruling.strip(' ‘’“”')}”", (self.ref,)))
 
 
 @dataclass

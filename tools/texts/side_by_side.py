@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from indexing.vocabulary import TRANSLATORS, find_book, segment_ref, translator_name
 from tools.language.words import fold, word_set
+from tools.texts.table_text import Block, TableText, heading, item, line, quoted, said
 
 MAX_SEGMENTS = 8
 
@@ -60,7 +61,7 @@ def translators_named(question: str) -> tuple[list[str], list[str]]:
 
 @dataclass
 class Comparison:
-    text: str  # the answer, in plain sentences with the aligned lines
+    text: TableText  # the answer, in plain sentences with the aligned lines
     doc_id: str = ""  # the default translation's document, whose segments are shown
     seg_ids: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # translators asked for that the library does not hold
@@ -74,15 +75,16 @@ def compare(docstore, sutta_id: str, doc_id: str, title: str, known: list[str], 
     held = {d.translator: d for d in docs if d.translator}
     names = [translator_name(t) for t in held]
     missing = [translator_name(t) for t in known if t not in held] + unknown
-    lines: list[str] = []
+    blocks: list[Block] = []
     if missing:
         have = _and(names) or "no translation"
-        lines.append(f"The library holds no translation of {sutta_id} by {_and(missing)}; it holds {sutta_id} "
-                     f"translated by {have}.")
+        blocks.append(line(said(f"The library holds no translation of {sutta_id} by {_and(missing)}; it holds "
+                                f"{sutta_id} translated by {have}.")))
     wanted = [t for t in known if t in held]
     order = list(dict.fromkeys([*wanted, *held])) if len(wanted) < 2 else wanted
     if not held:
-        return Comparison("\n".join(lines) or f"The library holds no translation of {sutta_id}.", missing=missing)
+        blocks = blocks or [line(said(f"The library holds no translation of {sutta_id}."))]
+        return Comparison(TableText(tuple(blocks)), missing=missing)
     default = next((d for d in docs if "@" not in d.doc_id), docs[0])
     segs = [s for s in docstore.segments(default.doc_id) if s.seg_id and s.en.strip()
             and not s.seg_id.partition(":")[2].startswith("0.") and not s.seg_id.endswith(".0")]
@@ -95,25 +97,23 @@ def compare(docstore, sutta_id: str, doc_id: str, title: str, known: list[str], 
     verse = book is not None and book.verse
     name = f"{sutta_id} “{title}”" if title else sutta_id
     if len(order) == 1:
-        lines.append(f"The library holds one translation of {name}, by {translator_name(order[0])}; here it is "
-                     "beside the Pali.")
+        blocks.append(line(said(f"The library holds one translation of {name}, by {translator_name(order[0])}; "
+                                "here it is beside the Pali.")))
     else:
-        lines.append(f"{name} as {_and([translator_name(t) for t in order])} translate it, segment by segment, "
-                     "with the Pali:")
+        blocks.append(line(said(f"{name} as {_and([translator_name(t) for t in order])} translate it, segment by "
+                                "segment, with the Pali:")))
     for seg in segs:
-        lines.append("")
-        lines.append(f"{segment_ref(seg.seg_id)}")
+        blocks.append(heading(segment_ref(seg.seg_id)))
         if seg.pali.strip():
-            lines.append(f"- Pali: {_line(seg.pali, verse)}")
+            blocks.append(item(quoted(f"Pali: {_line(seg.pali, verse)}")))
         for t in order:
             en = seg.en if held[t] is default else others.get(t, {}).get(seg.seg_id, "")
-            lines.append(f"- {translator_name(t)}: “{_line(en, verse)}”" if en.strip()
-                         else f"- {translator_name(t)}: (no rendering of this segment)")
+            blocks.append(item(quoted(f"{translator_name(t)}: “{_line(en, verse)}”") if en.strip()
+                               else said(f"{translator_name(t)}: (no rendering of this segment)")))
     if total > len(segs):
-        lines.append("")
-        lines.append(f"(The first {len(segs)} of its {total} segments; name a segment, such as "
-                     f"{segment_ref(segs[-1].seg_id)}, to compare another part.)")
-    return Comparison("\n".join(lines), default.doc_id, [s.seg_id for s in segs], missing)
+        blocks.append(line(said(f"(The first {len(segs)} of its {total} segments; name a segment, such as "
+                                f"{segment_ref(segs[-1].seg_id)}, to compare another part.)"), paragraph=True))
+    return Comparison(TableText(tuple(blocks)), default.doc_id, [s.seg_id for s in segs], missing)
 
 
 def _line(text: str, verse: bool) -> str:
