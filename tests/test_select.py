@@ -270,8 +270,8 @@ def test_each_part_of_a_two_part_question_gets_its_lines_from_the_leading_text(m
     def rank(library, index, part, doc_ids, limit=4, **_):
         asked.append((part, doc_ids))
         # the mirror part's best window runs into the chosen one: only its own lines are new
-        return [window("mn61", "MN 61", ["mn61:8.1", "mn61:8.2", "mn61:8.3"], [], 0.9)] if "mirror" in part \
-            else [checking]
+        return [window("mn61", "MN 61", ["mn61:8.1", "mn61:8.2", "mn61:8.3"], [s.en for s in view.segments[:3]],
+                       0.9)] if "mirror" in part else [checking]
 
     monkeypatch.setattr(select, "rank_windows", rank)
     library = SimpleNamespace(evidence=SimpleNamespace(sutta=lambda doc_id: view if doc_id == "mn61" else None))
@@ -281,6 +281,12 @@ def test_each_part_of_a_two_part_question_gets_its_lines_from_the_leading_text(m
     assert [doc_ids for _, doc_ids in asked] == [["mn61"], ["mn61"]]  # never another text
     # a question that asks one thing keeps what the scores chose
     assert select._each_part_answered(library, "What is a mirror for?", [checking], [checking]) == [checking]
+    # a part whose best window shares none of its words ("who corrected him?") adds nothing
+    lone = "What should Rāhula check in the same way, and who corrected him?"
+    mirror = window("mn61", "MN 61", ["mn61:8.1", "mn61:8.2"], [s.en for s in view.segments[:2]], 0.5)
+    monkeypatch.setattr(select, "rank_windows", lambda library, index, part, *a, **k: [
+        checking if "check" in part else mirror])
+    assert select._each_part_answered(library, lone, [checking], [checking]) == [checking]
 
 
 def test_question_parts():

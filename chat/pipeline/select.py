@@ -35,6 +35,7 @@ from indexing.vocabulary import segment_key
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
 from tools.language.sentences import question_parts
+from tools.language.words import words
 from tools.passages import clip
 from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow, is_heading, make_window, question_words, rank_windows
@@ -165,7 +166,8 @@ def _each_part_answered(library, question: str, chosen: list[EvidenceWindow],
     out = list(chosen)
     for part in parts:
         found = rank_windows(library, library.evidence, part, docs, limit=1)
-        if not found:
+        # a window sharing none of the part's words was found by its place or its meaning alone
+        if not found or not set(question_words(part)) & set(words(" ".join(found[0].texts))):
             continue
         rest = _outside(library.evidence, found[0], out)
         if rest is not None:
