@@ -164,3 +164,16 @@ def test_uncued_each_title_must_name_its_text_on_its_own(tmp_path_factory):
     assert [[c.sutta_id for c in m.candidates] for m in uncued.matches] == [["MN 21"]]
     cued = lib.aliases.resolve("What does the Kakacupama Sutta say about anger?")
     assert {c.sutta_id for m in cued.matches for c in m.candidates} >= {"MN 21", "SN 35.28"}
+
+
+def test_a_long_title_of_another_translation_resolves_inside_a_question(tmp_path_factory):
+    # ten words and more, as Ñāṇamoli & Bodhi title MN 27 ("The Shorter Discourse on the Simile of the Elephant's
+    # Footprint"): a question names it whole
+    base = tmp_path_factory.getbasetemp()
+    titles = base / "long-titles.csv"
+    title = "The Shorter Discourse on the Simile of the Eye That Is Burning"
+    titles.write_text(f"alias,sutta_id,translator,source\n{title},SN 35.28,A. Translator,test\n", encoding="utf-8")
+    lib = open_library(base / "tools-index", titles_csv=titles)
+    assert [c.sutta_id for c in resolve_name(lib, title).candidates][:1] == ["SN 35.28"]
+    asked = lib.aliases.resolve(f"What does {title} say about the ear?")
+    assert [m.candidates[0].sutta_id for m in asked.matches] == ["SN 35.28"]
