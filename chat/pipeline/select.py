@@ -154,7 +154,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
 def _each_part_answered(library, question: str, chosen: list[EvidenceWindow],
                         ranked: list[EvidenceWindow]) -> list[EvidenceWindow]:
     """For a question that asks two things ("What is a mirror for, …, and what should Rāhula check in the same
-    way?"), the lines that best answer each part, among the turn's leading texts, join the chosen ones: windows
+    way?"), the lines that best answer each part, in the turn's leading text, join the chosen ones: windows
     ranked for the whole question lead with the part most of its words are about, and the other went unanswered
     (MN 61's mirror, two lines before the window on checking deeds). Only the leading text is searched: a part
     read alone ("who corrected him?") has lost its subject, and other texts answer it by chance. What a chosen
