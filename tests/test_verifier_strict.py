@@ -190,6 +190,23 @@ def test_a_sentence_whose_quotation_left_out_a_word_stands_with_the_texts_words(
     assert "born and grew up in the world" in text and not checks.unsupported_claims(checked.draft)
 
 
+def test_a_copied_line_is_cited_where_its_words_are(stores):
+    # the model copied 3.3 word for word but wrote the number of another line (3.1): the quotation is cited to
+    # the line that holds it, or the side panel would open the wrong passage
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+
+    def checked_refs(sentence: str) -> list[str]:
+        checked = checks.check(parse(sentence), lambda sentences, cite_from: verifier.verify(
+            sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
+        return [c.display() for line in checked.draft.lines for c in line.citations]
+
+    copied = "In the same way, the Realized One was born and grew up in the world but lives unsoiled by it"
+    assert checked_refs(f"{copied} [MN 201:3.1].") == ["MN 201:3.3"]
+    # a range that holds it is narrowed to the line, as any supported sentence's range is
+    assert checked_refs(f"{copied} [MN 201:3.2–3.3].") == ["MN 201:3.3"]
+
+
 def _one_text(tmp_path, number: int, title: str, lines: list[tuple[str, str]]):
     """A verdict function over one hand-made text, MN `number`: strict, as the Scholar judges its own sentences."""
     from indexing.chunking import chunk_document

@@ -206,6 +206,25 @@ def _cited_to(line: Line, ref: str) -> Line:
     return line.map_refs(lambda i, _: new if i == 0 else None)
 
 
+def _holds(citations: list[CitationRef], ref: str) -> bool:
+    """Whether one of the citations covers where `ref` starts (its text, whole or as a range of lines)."""
+    found = find_citations(f"[{ref}]")
+    if not found or not found[0].ok or not found[0].seg_start:
+        return True  # nothing precise to compare with: the citation stands
+    e = found[0]
+    uid = sutta_id_to_uid(e.sutta_id or "")
+    at = segment_key(f"{uid}:{e.seg_start}")
+    for c in citations:
+        if not c.ok or c.sutta_id != e.sutta_id:
+            continue
+        if not c.seg_start:
+            return True
+        lo, hi = segment_key(f"{uid}:{c.seg_start}"), segment_key(f"{uid}:{c.seg_end or c.seg_start}")
+        if lo <= at <= hi:
+            return True
+    return False
+
+
 def _replacing(at: int, new: CitationRef) -> Callable[[int, CitationRef], CitationRef | None]:
     return lambda i, ref: new if i == at else ref
 
@@ -227,8 +246,12 @@ def _judged(line: Line, v: Verdict) -> Line:
     if v.verdict == "supported" and v.requoted:
         return line.revised(with_refs(v.requoted, line.refs), Reason.REQUOTED, **fields)
     if v.verdict == "supported" and v.verbatim:
-        # a line the model copied word for word is a quotation, not the answer's own words, and says so
-        return line.as_quotation()
+        # a line the model copied word for word is a quotation, not the answer's own words, and says so; cited
+        # where its words are, when the model gave it another line's number
+        quoted = line.as_quotation()
+        if v.quoted_from and not _holds(quoted.citations, v.quoted_from):
+            return _cited_to(quoted, v.quoted_from)
+        return quoted
     if v.verdict == "supported" or (v.verdict == "uncited" and v.cited_to):
         return line
     reason = _REASONS[v.finding]

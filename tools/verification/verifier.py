@@ -75,6 +75,7 @@ RESCUE_PMI = 1.0
 STRICT_REGION = 2  # segments each side of the best window whose words also count for the model's own sentences
 STRICT_ABSENT = 0.15  # at most this share of a sentence's weighted words may be absent from the whole cited text
 QUOTE_FRAME_SUPPORT = 0.6  # the words around a verbatim quotation, found near it
+QUOTE_SPAN = 8  # segments a verbatim sentence is looked for across (a verse's lines are segments of their own)
 # Whether the model's own sentences (strict) may be rescued too. Off: on claims-dev (judged as answers) rescue
 # lifts unsupported precision from 0.815 to 0.88 at recall 1.0, but on answers-dev two of the three sentences it
 # kept misread their lines in words the passage does make likely ("A mirror is used to check deeds for harm"):
@@ -163,6 +164,7 @@ class Verdict:
     # an uncited sentence checked against the turn's texts (`verify(cite_from=...)`): the reference that holds it
     cited_to: str | None = None
     verbatim: bool = False  # the sentence is the cited text's own words, word for word: a quotation, not a claim
+    quoted_from: str | None = None  # where a verbatim sentence's words are: the lines it must cite
     requoted: str | None = None  # the sentence with its quotation mended to the text's own words, if it had to be
 
     @property
@@ -183,7 +185,7 @@ class Verdict:
                 "citations": self.citations, "bad_citations": self.bad_citations,
                 "found_elsewhere": self.found_elsewhere, "judge": self.judge, "idle_citations": self.idle_citations,
                 "pointer": self.pointer, "finding": self.finding.value, "cited_to": self.cited_to,
-                "verbatim": self.verbatim, "requoted": self.requoted}
+                "verbatim": self.verbatim, "quoted_from": self.quoted_from, "requoted": self.requoted}
 
 
 @dataclass
@@ -394,6 +396,8 @@ class ClaimVerifier:
             result.span = span
         verdict = _combine(plain, results)
         verdict.citations, verdict.bad_citations, verdict.verbatim = cited, bad, verbatim
+        if verbatim:
+            verdict.quoted_from = self._quoted_from(plain, views)
         if verdict.verdict == "supported" and not verbatim:
             absent = self._absent_from_texts(plain, views)
             if absent:
@@ -447,6 +451,21 @@ class ClaimVerifier:
         judged to deny a clause it did not pair with."""
         said = plain_words(_strip_framing(sentence))
         return len(said.split()) >= VERBATIM_WORDS and any(f" {said} " in f" {self._words_of(v)} " for v in views)
+
+    def _quoted_from(self, sentence: str, views: list[SuttaView]) -> str | None:
+        """The reference of the fewest lines that hold a verbatim sentence's words, the first such run: a copy
+        of the verse's last lines cited to the sutta's opening (the model wrote the number of another line) is
+        cited where its words are."""
+        said = f" {plain_words(_strip_framing(sentence))} "
+        for view in views:
+            lines = [plain_words(s.en) for s in view.segments]
+            for lo in range(len(lines)):
+                joined = ""
+                for hi in range(lo, min(lo + QUOTE_SPAN, len(lines))):
+                    joined = f"{joined} {lines[hi]}".strip()
+                    if said in f" {joined} ":
+                        return Window(view, lo, hi, 1.0, frozenset()).ref
+        return None
 
     def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> tuple[Finding, str] | None:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
