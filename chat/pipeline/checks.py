@@ -211,18 +211,17 @@ def _holds(citations: list[CitationRef], ref: str) -> bool:
     found = find_citations(f"[{ref}]")
     if not found or not found[0].ok or not found[0].seg_start:
         return True  # nothing precise to compare with: the citation stands
-    e = found[0]
+    return any(c.ok and c.sutta_id == found[0].sutta_id and _starts_within(found[0], c) for c in citations)
+
+
+def _starts_within(e: CitationRef, c: CitationRef) -> bool:
+    """Whether `e` (a reference to lines) starts inside the lines `c` cites of the same text (all of it when `c`
+    names no line)."""
+    if not c.seg_start:
+        return True
     uid = sutta_id_to_uid(e.sutta_id or "")
     at = segment_key(f"{uid}:{e.seg_start}")
-    for c in citations:
-        if not c.ok or c.sutta_id != e.sutta_id:
-            continue
-        if not c.seg_start:
-            return True
-        lo, hi = segment_key(f"{uid}:{c.seg_start}"), segment_key(f"{uid}:{c.seg_end or c.seg_start}")
-        if lo <= at <= hi:
-            return True
-    return False
+    return segment_key(f"{uid}:{c.seg_start}") <= at <= segment_key(f"{uid}:{c.seg_end or c.seg_start}")
 
 
 def _replacing(at: int, new: CitationRef) -> Callable[[int, CitationRef], CitationRef | None]:
@@ -360,12 +359,8 @@ def _narrowed(citations: list[CitationRef], evidence_ref: str) -> tuple[int, Cit
             continue
         if ref.seg_start and not ref.seg_end:
             continue  # already segment-precise: the model's choice stands
-        if ref.seg_start and ref.seg_end:
-            uid = sutta_id_to_uid(e.sutta_id)
-            lo, hi = segment_key(f"{uid}:{ref.seg_start}"), segment_key(f"{uid}:{ref.seg_end}")
-            if not lo <= segment_key(f"{uid}:{e.seg_start}") <= hi:
-                continue
-        return i, e
+        if _starts_within(e, ref):
+            return i, e
     return None
 
 

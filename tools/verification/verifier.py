@@ -272,7 +272,7 @@ class ClaimVerifier:
         self.mode = mode
         self.judge = _judge_for(llm)
         self._sutta_numbers: dict[str, set[int]] = {}
-        self._sutta_words: dict[str, str] = {}  # a sutta's text as `plain_words`, for quotations
+        self._sutta_lines: dict[str, list[str]] = {}  # a sutta's segments as `plain_words`, for quotations
         self._sutta_counts: dict[str, tuple[list[set[tuple[int, str]]], set[tuple[int, str]]]] = {}
 
     def verify(self, draft: str | list[str] | list[Sentence], passages: list[Passage] | TurnRecorder | None = None,
@@ -458,7 +458,7 @@ class ClaimVerifier:
         cited where its words are."""
         said = f" {plain_words(_strip_framing(sentence))} "
         for view in views:
-            lines = [plain_words(s.en) for s in view.segments]
+            lines = self._lines_of(view)
             for lo in range(len(lines)):
                 joined = ""
                 for hi in range(lo, min(lo + QUOTE_SPAN, len(lines))):
@@ -512,10 +512,14 @@ class ClaimVerifier:
         return found
 
     def _words_of(self, view: SuttaView) -> str:
-        found = self._sutta_words.get(view.doc.doc_id)
+        return " ".join(line for line in self._lines_of(view) if line)
+
+    def _lines_of(self, view: SuttaView) -> list[str]:
+        """Each segment of the text as `plain_words`, for quotations (joined, the text's words)."""
+        found = self._sutta_lines.get(view.doc.doc_id)
         if found is None:
-            found = plain_words(" ".join(s.en for s in view.segments))
-            self._sutta_words[view.doc.doc_id] = found
+            found = [plain_words(s.en) for s in view.segments]
+            self._sutta_lines[view.doc.doc_id] = found
         return found
 
     def _numbers_of(self, view: SuttaView) -> set[int]:
