@@ -23,3 +23,15 @@ def test_an_ing_form_meets_its_silent_e_stem():
         [token] = words(claim_word)
         assert _matches(token, segment, frozenset()), claim_word
     assert not _matches(words("burning")[0], segment, frozenset())
+
+
+def test_an_ing_or_ed_form_meets_its_stem_with_the_consonant_it_doubled():
+    from tools.verification.evidence import _matches
+
+    segment = frozenset(words("They set out to cross a desert, and stopped to beg"))
+    for claim_word in ("setting", "stop", "begging"):
+        [token] = words(claim_word)
+        assert _matches(token, segment, frozenset()), claim_word
+    # words that end in a doubled l or s are whole words, not a stem's doubling
+    assert not _matches(words("falling")[0], frozenset(words("a fal")), frozenset())
+    assert not _matches(words("sitting")[0], segment, frozenset())

@@ -117,6 +117,13 @@ def test_the_readers_own_words_restated_do_not_count_as_made_up(stores):
         == "unsupported"
 
 
+def test_a_readers_word_is_not_the_texts_for_sharing_its_first_letters(stores):
+    # "reality" begins like the text's "Realized" (3.3), far from the Ganges (1.2): still the reader's word
+    said = "In reality the Buddha was staying near Ayojjhā on the bank of the Ganges [MN 201:1.2]."
+    v = _verify_asked(stores, said, "Where was the Buddha staying in reality?")
+    assert v.verdict == "supported", v.reason
+
+
 def test_a_question_restated_as_an_answer_proves_nothing(stores):
     echo = "A teacher can purify his pupils [MN 201:3.1]."
     assert _verify_asked(stores, echo, "Why can a teacher purify his pupils?").verdict == "unsupported"

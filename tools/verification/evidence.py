@@ -167,6 +167,11 @@ def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[
     # The light stemmer strips "-ing" but keeps a silent "e": "giving" is "giv", "give" stays "give".
     if len(token) >= 3 and (token + "e" in tokens or (token.endswith("e") and token[:-1] in tokens)):
         return True
+    # Nor a doubled consonant: "setting" is "sett", "stopped" "stopp"; "set" and "stop" stay. Not l, s or z, which
+    # double in the word itself ("fall", "kiss").
+    if len(token) >= 3 and token[-1] not in "lsz" and token[-1] not in "aeiouy" and (
+            token + token[-1] in tokens or (len(token) >= 4 and token[-1] == token[-2] and token[:-1] in tokens)):
+        return True
     p = _prefix(token)
     return p is not None and p in prefixes
 

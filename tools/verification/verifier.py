@@ -711,8 +711,10 @@ class ClaimVerifier:
         # rest of the sentence must be in the lines. Its words the text does use stay: they anchor the sentence to
         # the lines that speak of them ("the mountains stand for …" is not held by lines about territory far from
         # the mountains). A sentence that adds nothing to the question is held to all its words: restating a
-        # question as an answer ("women are incapable of …") proves nothing.
-        readers = {t for t in framed if not _matches_view(t, candidates[0].sutta, known)} \
+        # question as an answer ("women are incapable of …") proves nothing. A word the text uses is the word
+        # itself, not one that shares its first letters ("concern" is not "conceived").
+        used = candidates[0].sutta.tokens if candidates else frozenset()
+        readers = {t for t in framed if t not in known and not matches_any_of(t, used, frozenset())} \
             if candidates and added else set()
 
         def cover(window: Window, words_: list[str]) -> float:
