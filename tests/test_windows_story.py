@@ -48,10 +48,23 @@ def _story() -> tuple[dict[str, str], dict[str, str]]:
     return en, pli
 
 
+def _named() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
+    """A nun's verses titled with her name alone, and a discourse about nuns that shares more of a question's
+    words."""
+    verses = {"thig3.2:0.1": "Verses of the Senior Nuns 3.2 ", "thig3.2:0.2": "The Book of the Threes ",
+              "thig3.2:0.3": "Uttamā ", "thig3.2:1.1": "I approached a nun in whom I had faith. ",
+              "thig3.2:1.2": "I sat cross-legged for seven days without moving. "}
+    quarters = {"sn47.10:0.1": "Linked Discourses 47.10 ", "sn47.10:0.2": "The Nuns’ Quarters ",
+                "sn47.10:1.1": "Several nuns sit with their minds firmly established. ",
+                "sn47.10:1.2": "They have realized a higher distinction in meditation than they had before. "}
+    return {"sutta/kn/thig/thig3.2": (verses, {k: "Pāḷi." for k in verses}),
+            "sutta/sn/sn47/sn47.10": (quarters, {k: "Pāḷi." for k in quarters})}
+
+
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     base = tmp_path_factory.mktemp("story")
-    tree = write_tree(base / "suttacentral", {"sutta/sn/sn12/sn12.63": _story()})
+    tree = write_tree(base / "suttacentral", {"sutta/sn/sn12/sn12.63": _story(), **_named()})
     settings = ScholarSettings(_env_file=None, index_dir=base / "index", corpus_paths=[tree], chroma_url=None)
     embed = FakeEmbedding(model_name="fake-hash-64", embed_batch_size=16)
     ingest(settings, [tree], embed_model=embed, progress=False)
@@ -85,3 +98,10 @@ def test_a_simile_question_is_shown_where_the_simile_begins(library):
     # the same words asked plainly: the lines that hold them are quoted, the simile's opening is not pushed forward
     plain = quoted("Why do the parents eat their child?")
     assert "Suppose a couple" not in plain and "eat their child" in plain
+
+
+def test_a_name_in_the_title_is_held_by_every_line_of_the_text(library):
+    # "Uttamā" is only the title: the verses are hers, and they answer, though the search put the other text first
+    [best, *_] = rank_windows(library, library.evidence, "How long did the nun Uttama sit?",
+                              ["sn47.10", "thig3.2"], limit=2)
+    assert best.sutta_id == "Thig 3.2" and "seven days" in best.text

@@ -3,7 +3,8 @@
 Retrieval ranks chunks of ~700 characters; a reader (and a small model) needs the few segments that answer. Inside
 each candidate text every segment is scored by
 - the question's words it holds, weighted by rarity, with part credit for words of its neighbours, of its section
-  heading ("The Buddha's Last Words") and of the text's title ("The Simile of the Mountain");
+  heading ("The Buddha's Last Words") and of the text's title ("The Simile of the Mountain"); a name in the title
+  ("Uttamā", "Advice to Sigālaka") is the person the text is by or about, held by each of its lines;
 - the dense similarity of the chunk that holds it, read from the stored vectors (no embedding at query time but
   the question's own, which retrieval has already cached);
 - the text's rank in retrieval, so a text the search put first is not outvoted by a long neighbour that repeats a
@@ -141,7 +142,7 @@ def rank_windows(
             if is_heading(seg.seg_id):
                 heading = seg.tokens
                 continue
-            own = {t for t in tokens if t in seg.tokens}
+            own = {t for t in tokens if t in seg.tokens or t in view.title_names}
             beside = {t for t in tokens if any(t in segs[k].tokens for k in (i - 1, i + 1) if 0 <= k < len(segs))}
             context = {t for t in tokens if t in heading or t in title}
             beside -= own

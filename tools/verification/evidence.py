@@ -13,6 +13,7 @@ import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.vocabulary import document_ref, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
 from tools.language.sentences import split_at_stops
 from tools.language.words import fold, tokenize, word_list, words
+from tools.verification.claim_checks import GENERIC
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,15 @@ class SuttaView:
     @property
     def sutta_id(self) -> str:
         return self.doc.sutta_id or self.doc.doc_id
+
+    @cached_property
+    def title_names(self) -> frozenset[str]:
+        """The names in the title ("Uttamā", "Advice to Sigālaka", "With Kaccānagotta"): the person the text is by,
+        about or addressed to, so present in each of its lines. Not its other words: "mountain" in "The Simile of
+        the Mountain" is found only where the text speaks of it."""
+        return frozenset(t for word in re.findall(r"[\w’'-]+", self.doc.title or "")
+                         if word[:1].isupper() and fold(word) not in self.lowercase and fold(word) not in GENERIC
+                         for t in words(word))
 
     @property
     def is_suttacentral(self) -> bool:

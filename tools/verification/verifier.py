@@ -25,7 +25,6 @@ from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
 from tools.verification.claim_checks import (
-    GENERIC,
     count_check,
     count_holder_check,
     counted,
@@ -682,7 +681,7 @@ class ClaimVerifier:
         cited text's title count as found anywhere in it. A quotation the text holds word for word is its own
         evidence: it fixes the window, and the sentence's other words need only the looser share
         `QUOTE_FRAME_SUPPORT` around it ("the Buddha tells the aged householder to train like this: “…”")."""
-        known = self._known_anywhere(views) | self._joined_names(text, views) | _titles_named(text, views)
+        known = {t for v in views for t in v.title_names} | self._joined_names(text, views) | _titles_named(text, views)
         alts = alternatives_in(text)
         quoted = [q for q in quotations(text) if any(f" {plain_words(q)} " in f" {self._words_of(v)} " for v in views)]
         if quoted:
@@ -737,14 +736,6 @@ class ClaimVerifier:
         lowercase = frozenset().union(*(v.lowercase for v in views))
         return {t for key, word in names(text, lowercase).items() if " " in word
                 and any(_name_in_view(joined_name(key, word), v) for v in views) for t in words(word)}
-
-    def _known_anywhere(self, views: list[SuttaView]) -> set[str]:
-        """The names in a cited text's title ("Advice to Sigālaka", "With Kaccānagotta"): the person the text is
-        about or addressed to, wherever in it the rest is found. Not its other words: "mountain" in "The Simile of
-        the Mountain" is what a sentence about the simile must find in its lines."""
-        return {t for v in views for word in re.findall(r"[\w’'-]+", v.doc.title or "")
-                if word[:1].isupper() and fold(word) not in v.lowercase and fold(word) not in GENERIC
-                for t in words(word)}
 
     def _consistency(self, text: str, window: Window, view: SuttaView,
                      negation: bool = True) -> tuple[Finding, str] | None:
