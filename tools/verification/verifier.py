@@ -710,9 +710,7 @@ class ClaimVerifier:
         # rest of the sentence must be in the lines. Its words the text does use stay: they anchor the sentence to
         # the lines that speak of them ("the mountains stand for …" is not held by lines about territory far from
         # the mountains). A sentence that adds nothing to the question is held to all its words: restating a
-        # question as an answer ("women are incapable of …") proves nothing. Most of those words, by weight, not
-        # all: a reader's verb the text uses elsewhere ("travel" in "how many chariots did he use to travel …")
-        # is no more the answer's anchor than one it never uses. A word the text uses is the word
+        # question as an answer ("women are incapable of …") proves nothing. A word the text uses is the word
         # itself, not one that shares its first letters ("concern" is not "conceived").
         used = candidates[0].sutta.tokens if candidates else frozenset()
         readers = {t for t in framed if t not in known and not matches_any_of(t, used, frozenset())} \
@@ -724,7 +722,7 @@ class ClaimVerifier:
         best: tuple[Window, float] | None = None
         for window in candidates:
             share = cover(window, tokens)
-            if readers and cover(window, [t for t in framed if t not in readers]) >= STRICT_SUPPORT:
+            if readers and cover(window, [t for t in framed if t not in readers]) == 1:
                 share = max(share, cover(window, [t for t in tokens if t not in readers]))
             if share >= STRICT_SUPPORT and (best is None or share > best[1]):
                 best = (window, share)
