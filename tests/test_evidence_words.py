@@ -35,3 +35,13 @@ def test_an_ing_or_ed_form_meets_its_stem_with_the_consonant_it_doubled():
     # words that end in a doubled l or s are whole words, not a stem's doubling
     assert not _matches(words("falling")[0], frozenset(words("a fal")), frozenset())
     assert not _matches(words("sitting")[0], segment, frozenset())
+
+
+def test_a_past_form_meets_its_base():
+    from tools.verification.evidence import _matches
+
+    segment = frozenset(words("She wept and fled, and they carried her and cried out"))
+    for claim_word in ("weeping", "flee", "carry", "cry"):
+        [token] = words(claim_word)
+        assert _matches(token, segment, frozenset()), claim_word
+    assert not _matches(words("crown")[0], segment, frozenset())

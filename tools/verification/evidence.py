@@ -183,6 +183,10 @@ def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[
     if len(token) >= 3 and token[-1] not in "lsz" and token[-1] not in "aeiouy" and (
             token + token[-1] in tokens or (len(token) >= 4 and token[-1] == token[-2] and token[:-1] in tokens)):
         return True
+    # Nor "-ied" back to "-y": "cried" is "cri", "carried" "carri"; "cry" and "carry" stay.
+    if len(token) >= 3 and ((token.endswith("i") and token[:-1] + "y" in tokens)
+                            or (token.endswith("y") and token[:-1] + "i" in tokens)):
+        return True
     p = _prefix(token)
     return p is not None and p in prefixes
 
