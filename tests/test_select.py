@@ -106,6 +106,9 @@ def test_shapes_credit_the_structure_the_question_asks_for():
     rule = shape_of("Which offense is it for a monk to steal?")
     assert shape_credit(rule, "If a monk steals, it is an offense entailing expulsion.") == 1.0
     assert shape_credit(shape_of("Where was the Buddha staying?"), SIMILE.text) == 0.0
+    why = shape_of("Why would a skilled tracker not conclude it is a great bull elephant?")
+    assert shape_credit(why, "Why not? Because dwarf cow elephants have big footprints.") == 1.0
+    assert shape_credit(why, "He sees a large footprint, long and broad.") == 0.0
 
 
 def test_a_list_set_out_section_by_section_is_found_by_its_parallel_openings():
@@ -296,3 +299,30 @@ def test_question_parts():
         "What did Sāti's view concern", "who corrected him?"]
     assert question_parts("Who is Ānanda? What did he ask?") == ["Who is Ānanda?", "What did he ask?"]
     assert question_parts("What are the burden and the bearer?") == ["What are the burden and the bearer?"]
+
+
+def _seer_text():
+    lines = ["The seer took the boy in his arms and lifted up his voice: “He is supreme!”",
+             "But then his spirits fell and his tears flowed.", "Seeing the weeping seer, the Sakyans were afraid.",
+             "“There will be no threat to the boy; he shall reach the highest awakening.",
+             "But I shall die before then, and never hear his teaching.", "That’s why I’m so upset.”",
+             "Then the seer left the royal compound."]
+    segs = [SimpleNamespace(seg_id=f"snp9.9:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
+    doc = SimpleNamespace(doc_id="snp9.9", sutta_id="Snp 9.9", title="The Seer")
+    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+
+
+def test_asked_why_the_lines_that_give_the_reason_after_the_chosen_ones_join_them():
+    from chat.pipeline import select
+
+    view = _seer_text()
+    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "snp9.9" else None)
+    weeping = window("snp9.9", "Snp 9.9", ["snp9.9:1.2", "snp9.9:1.3"], [s.en for s in view.segments[1:3]], 1.0)
+    assert shape_of("Why did the seer weep when he saw the boy?").reason
+    chosen = select._reason_given(index, [weeping])
+    assert [w.ref for w in chosen] == ["Snp 9.9:1.2–1.3", "Snp 9.9:1.4–1.6"] and "That’s why" in chosen[1].text
+    # lines that already give a reason are left as they are, and so is a window no reason follows near
+    assert select._reason_given(index, chosen) == chosen
+    last = window("snp9.9", "Snp 9.9", ["snp9.9:1.7"], [view.segments[6].en], 1.0)
+    assert select._reason_given(index, [last]) == [last]
+    assert not shape_of("Who saw the boy?").reason

@@ -37,7 +37,7 @@ from tools.function_tools import CanonTools, ToolResult, render_evidence
 from tools.language.sentences import question_parts
 from tools.language.words import words
 from tools.passages import clip
-from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
+from tools.search.shapes import Shape, gives_reason, parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow, is_heading, make_window, question_words, rank_windows
 from tools.turn import TraceEntry, TurnRecorder
 
@@ -47,6 +47,7 @@ MEANING_FLOOR = 0.5  # a simile told or applied leads a meaning question when it
 SHAPE_WEIGHT = 0.3  # added to a window's retrieval score (about 0.5-2) for the structure the question asks for
 SECTION_WINDOWS = 6  # more windows read from the leading text when it is long
 LONG_TEXT = 40  # segments: a text this long has sections the first windows may have missed
+REASON_REACH = 6  # segments after the leading window read for the reason a "why" question asks
 SHOWN_TO_MODEL = 6  # candidates the selector sees
 CANDIDATE_CHARS = 280
 MAX_PICKS = 3
@@ -139,6 +140,8 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
         if len({w.doc_id for w in chosen}) == 1:
             chosen = sorted(chosen, key=lambda w: segment_key(w.seg_ids[0]))
     chosen = await asyncio.to_thread(_each_part_answered, library, question, chosen, ranked)
+    if shape.reason:
+        chosen = _reason_given(library.evidence, chosen)
     selection.premise = check_premise(question, ranked[:SHOWN_TO_MODEL], weights=library.evidence.weights,
                                       renderings=_renderings(library))
     if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
@@ -175,6 +178,27 @@ def _each_part_answered(library, question: str, chosen: list[EvidenceWindow],
     if len({w.doc_id for w in out}) == 1:
         out.sort(key=lambda w: segment_key(w.seg_ids[0]))
     return out
+
+
+def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """Asked why, with no chosen line giving a reason: the lines after a chosen window (the first that has one),
+    up to the first that gives one within `REASON_REACH` segments of its section, join the chosen ones. A story
+    tells what happened and then why ("his spirits fell and his tears flowed" … "That's why I'm so upset"); what
+    no reason follows so near is left as it is."""
+    if not chosen or any(gives_reason(w.text) for w in chosen):
+        return chosen
+    for window in chosen:
+        view = index.sutta(window.doc_id)
+        end = view.position.get(window.seg_ids[-1]) if view is not None else None
+        if end is None:
+            continue
+        for k in range(end + 1, min(end + 1 + REASON_REACH, len(view.segments))):
+            if is_heading(view.segments[k].seg_id):
+                break
+            if gives_reason(view.segments[k].en):
+                rest = _outside(index, make_window(view, end + 1, k, window.score), chosen)
+                return [*chosen, rest] if rest is not None else chosen
+    return chosen
 
 
 def _outside(index, window: EvidenceWindow, chosen: list[EvidenceWindow]) -> EvidenceWindow | None:

@@ -10,7 +10,8 @@ futile person memorizes the teaching ..."). A question's form says which structu
 - a list (methods, ways, remedies, "what are the four ..."): lines that enumerate, and the items of a list set out
   section by section (each opening alike: "Now, suppose that mendicant ...");
 - a rule: its formulation ("is an offense entailing ...", "I allow ...", "should not ...");
-- whether someone can or cannot: the lines that say who is capable or able.
+- whether someone can or cannot: the lines that say who is capable or able;
+- why: the lines that give a reason ("Why not? Because ...", "That's why I'm so upset").
 
 `shape_credit` scores a window's text in [0, 1] for the question's shape; `parallel_sections` finds a text's
 list set out over parallel sections.
@@ -48,6 +49,10 @@ ABILITY = re.compile(
     r"\b(?:can|cannot|can[’']t|could|couldn[’']t|able|unable|capable|incapable|possible|impossible)\b",
     re.IGNORECASE)
 _LIST_ITEM_SEPARATORS = re.compile(r"[;,]")
+_ASKS_REASON = re.compile(r"^\W*why\b|\bwhy (?:did|does|do|is|was|were|are|would|should|must|can|could)\b|"
+                          r"\bfor what reason\b|\bwhat (?:is|was) the reason\b|\bhow come\b", re.IGNORECASE)
+_GIVES_REASON = re.compile(r"\b(?:because|(?:that|this)[’']?s why|(?:that|this) is why|for (?:this|that) reason|"
+                           r"the reason|so that|in order to|due to|owing to)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,15 +63,17 @@ class Shape:
     items: bool = False
     rule: bool = False
     ability: bool = False
+    reason: bool = False
 
     @property
     def any(self) -> bool:
-        return self.meaning or self.items or self.rule or self.ability
+        return self.meaning or self.items or self.rule or self.ability or self.reason
 
 
 def shape_of(question: str) -> Shape:
     return Shape(meaning=bool(_ASKS_MEANING.search(question)), items=bool(_ASKS_LIST.search(question)),
-                 rule=bool(_ASKS_RULE.search(question)), ability=bool(ABILITY.search(question)))
+                 rule=bool(_ASKS_RULE.search(question)), ability=bool(ABILITY.search(question)),
+                 reason=bool(_ASKS_REASON.search(question)))
 
 
 def shape_credit(shape: Shape, text: str) -> float:
@@ -74,14 +81,20 @@ def shape_credit(shape: Shape, text: str) -> float:
     kinds of line it holds."""
     if not shape.any:
         return 0.0
-    asked = [shape.meaning, shape.items, shape.rule, shape.ability]
+    asked = [shape.meaning, shape.items, shape.rule, shape.ability, shape.reason]
     held = [
         shape.meaning and applies_a_simile(text),
         shape.items and (bool(_ENUMERATES.search(text)) or len(_LIST_ITEM_SEPARATORS.findall(text)) >= 3),
         shape.rule and bool(_FORMULATES.search(text)),
         shape.ability and bool(ABILITY.search(text)),
+        shape.reason and gives_reason(text),
     ]
     return sum(held) / sum(asked)
+
+
+def gives_reason(text: str) -> bool:
+    """The text gives a reason ("Because ...", "That's why ...")."""
+    return bool(_GIVES_REASON.search(text))
 
 
 MIN_SECTIONS = 3  # a list set out section by section has at least this many parallel sections
