@@ -8,6 +8,7 @@ import pytest
 from chat.pipeline.compose import key_windows
 from indexing.pipeline import ingest
 from indexing.settings import ScholarSettings
+from tools.language.words import words
 from tools.library import Library
 from tools.search.windows import REPLY_CHARS, WINDOW_CHARS, rank_windows
 
@@ -57,7 +58,7 @@ def _named() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
     quarters = {"sn47.10:0.1": "Linked Discourses 47.10 ", "sn47.10:0.2": "The Nuns’ Quarters ",
                 "sn47.10:1.1": "Several nuns sit with their minds firmly established. ",
                 "sn47.10:1.2": "They have realized a higher distinction in meditation than they had before. "}
-    return {"sutta/kn/thig/thig3.2": (verses, {k: "Pāḷi." for k in verses}),
+    return {"sutta/kn/thig/thig3.2": (verses, {**{k: "Pāḷi." for k in verses}, "thig3.2:0.3": "Uttamātherīgāthā "}),
             "sutta/sn/sn47/sn47.10": (quarters, {k: "Pāḷi." for k in quarters})}
 
 
@@ -105,3 +106,21 @@ def test_a_name_in_the_title_is_held_by_every_line_of_the_text(library):
     [best, *_] = rank_windows(library, library.evidence, "How long did the nun Uttama sit?",
                               ["sn47.10", "thig3.2"], limit=2)
     assert best.sutta_id == "Thig 3.2" and "seven days" in best.text
+
+
+def test_only_a_name_the_lines_never_use_is_held_by_each_line():
+    from types import SimpleNamespace
+
+    from tools.search.windows import _named_only_in_title
+
+    def view(title: str, pali: str, lines: list[str], title_names: set[str]):
+        segs = [SimpleNamespace(seg_id=f"x1:1.{i}", tokens=frozenset(words(t))) for i, t in enumerate(lines, 1)]
+        doc = SimpleNamespace(title=title, title_pali=pali)
+        return SimpleNamespace(doc=doc, segments=segs, title_names=frozenset(title_names))
+
+    verses = view("Uttamā", "Uttamātherīgāthā", ["I sat cross-legged for seven days."], {"uttama"})
+    assert _named_only_in_title(verses) == {"uttama"}
+    # the accountant is addressed by name in the lines, and "Accountant" is a translated word, not a name
+    talk = view("With Moggallāna the Accountant", "Gaṇakamoggallānasutta", ["Moggallāna, a mendicant trains."],
+                {"moggallana", "accountant"})
+    assert _named_only_in_title(talk) == frozenset()

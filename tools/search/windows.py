@@ -3,8 +3,8 @@
 Retrieval ranks chunks of ~700 characters; a reader (and a small model) needs the few segments that answer. Inside
 each candidate text every segment is scored by
 - the question's words it holds, weighted by rarity, with part credit for words of its neighbours, of its section
-  heading ("The Buddha's Last Words") and of the text's title ("The Simile of the Mountain"); a name in the title
-  ("Uttamā", "Advice to Sigālaka") is the person the text is by or about, held by each of its lines;
+  heading ("The Buddha's Last Words") and of the text's title ("The Simile of the Mountain"); a name only the
+  title gives ("Uttamā", whose verses never say her name) is held by each of its lines;
 - the dense similarity of the chunk that holds it, read from the stored vectors (no embedding at query time but
   the question's own, which retrieval has already cached);
 - the text's rank in retrieval, so a text the search put first is not outvoted by a long neighbour that repeats a
@@ -25,7 +25,7 @@ import numpy as np
 
 from indexing.vocabulary import document_ref, document_title, segment_key, segment_ref, unit_ord
 from tools.language.sentences import closes_segment
-from tools.language.words import word_list, words
+from tools.language.words import fold, word_list, words
 from tools.verification.evidence import EvidenceIndex, SuttaView
 
 log = logging.getLogger(__name__)
@@ -138,11 +138,12 @@ def rank_windows(
         heading: frozenset[str] = frozenset()
         segs = view.segments
         first_text = next((i for i, s in enumerate(segs) if not is_heading(s.seg_id)), None)
+        speaker = _named_only_in_title(view)
         for i, seg in enumerate(segs):
             if is_heading(seg.seg_id):
                 heading = seg.tokens
                 continue
-            own = {t for t in tokens if t in seg.tokens or t in view.title_names}
+            own = {t for t in tokens if t in seg.tokens or t in speaker}
             beside = {t for t in tokens if any(t in segs[k].tokens for k in (i - 1, i + 1) if 0 <= k < len(segs))}
             context = {t for t in tokens if t in heading or t in title}
             beside -= own
@@ -173,6 +174,18 @@ def rank_windows(
         if len(chosen) >= limit:
             break
     return chosen
+
+
+def _named_only_in_title(view: SuttaView) -> frozenset[str]:
+    """The names in a text's title that its lines never use: the person the verses are by ("Uttamā"), held by
+    each line. A name the lines use ("Moggallāna" in "With Moggallāna the Accountant") is found where they do.
+    A name is a title word the Pali title has too, where the other words are translated ("Uttamā" of
+    "Uttamātherīgāthā"; not "Accountant")."""
+    pali = fold(view.doc.title_pali or "")
+    kept = {t for word in re.findall(r"\w[\w-]*", view.doc.title or "") if len(word) > 2 and fold(word) in pali
+            for t in words(word)}
+    body = [s.tokens for s in view.segments if not is_heading(s.seg_id)]
+    return frozenset(t for t in view.title_names & kept if not any(t in tokens for tokens in body))
 
 
 def _in_order(pairs: set[tuple[str, str]], text: str, own: set[str]) -> float:

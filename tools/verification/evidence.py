@@ -93,7 +93,8 @@ class SuttaView:
         """The names in the title ("Uttamā", "Advice to Sigālaka", "With Kaccānagotta"): the person the text is by,
         about or addressed to, so present in each of its lines. Not its other words: "mountain" in "The Simile of
         the Mountain" is found only where the text speaks of it."""
-        return frozenset(t for word in re.findall(r"[\w’'-]+", self.doc.title or "")
+        # a word as the lines' lowercase words are read: "Child’s" is "child", not a name the text never writes
+        return frozenset(t for word in re.findall(r"\w[\w-]*", self.doc.title or "")
                          if word[:1].isupper() and fold(word) not in self.lowercase and fold(word) not in GENERIC
                          for t in words(word))
 
