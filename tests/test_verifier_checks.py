@@ -54,6 +54,14 @@ def test_a_claims_not_that_negates_words_the_matched_lines_lack_is_not_a_contrad
     assert negation_check("they never miss out on the blessings of the ascetic life", verse_end) == "negated"
 
 
+def test_a_texts_not_that_negates_words_the_claims_clause_lacks_does_not_deny_it():
+    line = "I sat cross-legged for seven days without moving, given over to rapture and bliss."
+    assert negation_check("She sat for seven days without moving, given over to rapture and bliss.", line) is None
+    # what the text's negation does deny is still denied
+    assert negation_check("Purity and impurity are personal matters, and one can purify another.",
+                          "Purity and impurity are personal matters; no one can purify another.") == "negated"
+
+
 def test_neither_nor_is_one_negation():
     from tools.verification.claim_checks import polarity
 

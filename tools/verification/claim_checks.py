@@ -320,6 +320,10 @@ def negation_check(claim: str, evidence: str) -> str | None:
         if shared >= max(3, 0.6 * len(words)) and polarity(clause) != polarity(best):
             if polarity(clause) and not _negates_what_the_text_says(clause, set(tokenize(best))):
                 continue
+            # and the text's negation must deny what the clause says: "given over to rapture and bliss" is not
+            # denied by "… for seven days without moving, given over to rapture and bliss"
+            if polarity(best) and not polarity(clause) and not _negates_what_the_text_says(best, words):
+                continue
             if _denies_the_same(clause, best):
                 continue
             return "negated"
