@@ -296,6 +296,13 @@ def _negates_what_the_text_says(clause: str, evidence_words: set[str]) -> bool:
     return False
 
 
+def _said_in_a_phrase(words: set[str], clause: str) -> bool:
+    """Whether one phrase of the clause (cut at commas) without a negation holds most of `words` (three at least)."""
+    need = max(3, 0.6 * len(words))
+    return any(not polarity(phrase) and len(words & set(tokenize(phrase))) >= need
+               for phrase in re.split(r"[,;:—]", clause))
+
+
 def _denies_the_same(clause: str, evidence: str) -> bool:
     """Both deny the same word: "the abuse he will not accept" against "who do not abuse …, we don't accept it",
     a clause whose two negations make its polarity read as positive."""
@@ -320,9 +327,9 @@ def negation_check(claim: str, evidence: str) -> str | None:
         if shared >= max(3, 0.6 * len(words)) and polarity(clause) != polarity(best):
             if polarity(clause) and not _negates_what_the_text_says(clause, set(tokenize(best))):
                 continue
-            # and the text's negation must deny what the clause says: "given over to rapture and bliss" is not
-            # denied by "… for seven days without moving, given over to rapture and bliss"
-            if polarity(best) and not polarity(clause) and not _negates_what_the_text_says(best, words):
+            # a clause the text says in a phrase of its own, free of the negation, is not denied by it: "given
+            # over to rapture and bliss" against "… without moving, given over to rapture and bliss"
+            if polarity(best) and not polarity(clause) and _said_in_a_phrase(words, best):
                 continue
             if _denies_the_same(clause, best):
                 continue
