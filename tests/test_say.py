@@ -44,6 +44,15 @@ def test_the_grammar_allows_only_numbered_sentences_of_the_lines_shown_or_the_ab
     assert '"." [0-9]' in grammar and "=<>{}" in grammar
 
 
+def test_the_grammar_holds_sentences_to_english_and_pali_letters():
+    import re
+
+    # a GBNF character class reads as a regex one: the model drifted into Cyrillic mid-word ("… and аппro.")
+    plain = re.compile(re.search(r"^plain ::= (\[.*\])$", say_grammar(2), re.MULTILINE).group(1))
+    assert all(plain.match(c) for c in "aZāṁñṭḍṇḷīū’— ,;")
+    assert not any(plain.match(c) for c in "аппэ请，ʼ😀")
+
+
 def test_each_sentence_is_cited_by_the_line_it_restates_never_by_a_number_it_typed():
     said = parse_said('[2] They burn "with the fires of greed, hate, and delusion".\n[7] Out of range.\n'
                       "[1] All is burning.\n[1] All is burning.", 2)

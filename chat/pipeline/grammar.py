@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from indexing.vocabulary import ABSTAIN_SENTENCE
 
+# Code points outside English and Pali in Latin letters (with their diacritics, punctuation, dashes, quotes and
+# arrows), as GBNF and Python regex ranges both read them: what no sentence of an answer may hold.
+OTHER_SCRIPTS = r"\u0250-\u02ff\u0370-\u1dff\u1f00-\u1fff\u2070-\u218f\u2200-\U0010ffff"
+
 MAX_SENTENCES = 4
 MAX_REFS_PER_SENTENCE = 3
 
@@ -29,11 +33,12 @@ string ::= "\"" ([^"\\\n] | "\\" ["\\/nt])* "\""
 #   references ("… meditation." [2] is the one that answers the question).
 # - No parentheses or asterisks: what the model put in them was a copied heading ("SN 12.2 Analysis (Vibhaṅgasutta),
 #   Linked Discourses (Saṁyutta Nikāya).", once per passage number) or markdown, never a claim.
-# - No CJK: the Qwen model drifts into Chinese mid-answer ("…by the Buddha.，请问您还有其他问题吗?").
+# - No letter of another script: the Qwen model drifts into Chinese mid-answer ("…by the Buddha.，请问您还有其他
+#   问题吗?") and into Cyrillic mid-word ("… solid, and аппro.").
 _SENTENCE = r'''sentence ::= [A-Z0-9“"‘\u00c0-\u024f\u1e00-\u1eff] inner{5,299} [.!?] ["”’]? " " refs
-inner ::= [^\n\[\]():*.!?\u3000-\u9fff\uff00-\uffef] | [.!?] [0-9a-z.,;]
+inner ::= [^\n\[\]():*.!?OTHER] | [.!?] [0-9a-z.,;]
 refs ::= "[" num "]" ("[" num "]"){0,%d}
-'''
+'''.replace("OTHER", OTHER_SCRIPTS)
 
 
 def _literal(text: str) -> str:

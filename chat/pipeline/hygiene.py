@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from chat.pipeline.draft import Draft, Line, Reason
+from chat.pipeline.grammar import OTHER_SCRIPTS
 from tools.language.sentences import ends_sentence
 from tools.language.words import word_set
 from tools.search.windows import question_words
@@ -28,7 +29,7 @@ _DANGLING = word_set("dangling")
 MIN_CONTENT_WORDS = 2  # fewer is a stub the model ended early to reach its citation ("The Buddha explains that if.")
 # English and Pali in Latin letters with their diacritics, punctuation, dashes and quotes: anything else in a
 # sentence (a stray CJK character) is a decoding slip of the small model, not something any passage says
-_FOREIGN = re.compile(r"[^\x00-\u024f\u0300-\u036f\u1e00-\u1eff\u2000-\u206f\u2190-\u21ff]")
+_FOREIGN = re.compile(f"[{OTHER_SCRIPTS}]")
 _COMMA_END = re.compile(r"[,;:—–]\s*[.!?…]?[”’\"')]*$")  # "several mendicants had,."
 # a subordinate clause standing as a sentence, left by a narrowing that cut its main clause away
 _CLAUSE_ONLY = re.compile(r"(?:that|which|whereas)\s+(?:the|a|an|this|these|those|his|her|their|its|one|any|every)\b",

@@ -21,6 +21,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.pipeline.compose import quote_text
 from chat.pipeline.draft import with_refs
+from chat.pipeline.grammar import OTHER_SCRIPTS
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 from tools.language.numbers import numbers
@@ -31,7 +32,8 @@ MAX_SENTENCES = 4
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 
-# One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or CJK
+# One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or letter
+# of another script
 # (the drifts the answer grammar also shuts out, chat/pipeline/grammar.py), and none of = < > { } _ (the coder
 # model drifted into code after a stop: '… a catch!innerHTML = "…'); a full stop inside only before a digit
 # ("AN 3.36"), never before a letter ("prudence.animals", "..SelectedItems:" followed one); a colon only before a
@@ -41,11 +43,11 @@ _ITEM = r'''item ::= "[" num "] " sentence
 sentence ::= head inner{4,299} tail
 head ::= [A-Z\u00c0-\u024f\u1e00-\u1eff] | quoted
 inner ::= plain | "." [0-9] | ": " | quoted
-plain ::= [^\n\[\]():*.!?"“”=<>{}_\u3000-\u9fff\uff00-\uffef]
+plain ::= [^\n\[\]():*.!?"“”=<>{}_OTHER]
 quoted ::= ["“] qchar{1,300} ["”]
-qchar ::= [^\n\[\]"“”=<>{}_\u3000-\u9fff\uff00-\uffef]
+qchar ::= [^\n\[\]"“”=<>{}_OTHER]
 tail ::= "." | quoted
-'''
+'''.replace("OTHER", OTHER_SCRIPTS)
 _ITEM_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
 
 
