@@ -18,6 +18,13 @@ def test_a_claim_in_the_passages_words_needs_no_model_call():
     assert judged.supported and not judged.scored and scorer.calls == 0
 
 
+def test_a_degree_word_is_no_claim_to_score():
+    # "too" in "did not conclude too soon": how much, not what; the passage never says it
+    scorer = WordScorer(priors={"too"})
+    judged = LikelihoodJudge(scorer).judge("He swam too and was swept away.", PASSAGE)
+    assert judged.supported and scorer.calls == 0
+
+
 def test_a_word_the_passage_does_not_explain_fails_the_claim_and_is_named():
     # "water" and "walking" are likely to the model without the passage (its own prior), and no likelier with it
     judged = LikelihoodJudge(WordScorer(priors={"walking", "water"})).judge(
