@@ -124,6 +124,18 @@ def test_a_readers_word_is_not_the_texts_for_sharing_its_first_letters(stores):
     assert v.verdict == "supported", v.reason
 
 
+def test_a_name_the_question_gives_is_never_the_readers_framing(stores):
+    # MN 201 never names Nanda: what it says of a mendicant is not what Nanda advised
+    said = ("Nanda's advice for meditation is that a mendicant of the higher mind should focus on five subjects "
+            "[MN 201:2.1].")
+    v = _verify_asked(stores, said, "What is Nanda's advice for meditation on the higher mind?")
+    assert v.verdict == "unsupported", v.reason
+    # a name the text does give anchors the sentence as any of its words
+    sariputta = "Sāriputta's teaching for the mendicants was the four noble truths in detail [MN 201:2.2]."
+    assert _verify_asked(stores, sariputta, "What was Sāriputta's teaching for the mendicants?").verdict \
+        == "supported"
+
+
 def test_a_question_restated_as_an_answer_proves_nothing(stores):
     echo = "A teacher can purify his pupils [MN 201:3.1]."
     assert _verify_asked(stores, echo, "Why can a teacher purify his pupils?").verdict == "unsupported"

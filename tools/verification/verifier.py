@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -287,8 +287,9 @@ class ClaimVerifier:
         about the tables that cites none ("The Chinese parallel of this text is MA 98."). `question`: the reader's
         question; a word of it the cited text never uses is the reader's framing ("What was Sāti's
         misunderstanding?" answered "Sāti's misunderstanding concerned …"), not a detail the model made up, so it
-        does not count against the sentence as absent from the text (it still counts as not found in the lines)."""
-        framing = frozenset(claim_tokens(question)) if question else frozenset()
+        does not count against the sentence as absent from the text (it still counts as not found in the lines).
+        A name it gives is never excused so."""
+        framing = Framing(claim_tokens(question), (t for word in names(question).values() for t in words(word)))
         started = time.perf_counter()
         mode = mode or self.mode
         if mode == "judge" and self.judge is None:
@@ -712,9 +713,12 @@ class ClaimVerifier:
         # the mountains). A sentence that adds nothing to the question is held to all its words: restating a
         # question as an answer ("women are incapable of …") proves nothing. A word the text uses is the word
         # itself, not one that shares its first letters ("concern" is not "conceived").
+        # A name the question gives is who it asks about: a text that never names Nanda says nothing of how Nanda
+        # overcame his longing, whatever else of the sentence it holds.
         used = candidates[0].sutta.tokens if candidates else frozenset()
-        readers = {t for t in framed if t not in known and not matches_any_of(t, used, frozenset())} \
-            if candidates and added else set()
+        named: frozenset[str] = getattr(framing, "names", frozenset())
+        readers = {t for t in framed if t not in known and t not in named
+                   and not matches_any_of(t, used, frozenset())} if candidates and added else set()
 
         def cover(window: Window, words_: list[str]) -> float:
             return _region_coverage(window, words_, weights, STRICT_REGION, known, alts)
@@ -796,6 +800,18 @@ def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
             if doc is not None:
                 out.add(doc.doc_id)
     return out
+
+
+class Framing(frozenset):
+    """The reader's question as the checks read it: its words (the set) and, of them, the names it gives (`names`):
+    who it asks about, which a text that never names them does not speak of."""
+
+    names: frozenset[str]
+
+    def __new__(cls, tokens: Iterable[str] = (), names: Iterable[str] = ()) -> Framing:
+        self = super().__new__(cls, tokens)
+        self.names = frozenset(names)
+        return self
 
 
 def _strip_framing(text: str) -> str:
