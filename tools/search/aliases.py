@@ -186,7 +186,9 @@ class AliasIndex:
 
     def add(self, alias: str, sutta_id: str, source: str) -> None:
         key = core_key(alias)
-        if not key or not distinctive(key):
+        # a generic name ("the first discourse") names nothing, unless the curated nicknames give it to one text
+        # as its name: "the First Sermon" is what readers call SN 56.11
+        if not key or (not distinctive(key) and source != "nickname"):
             return
         variants = {key}
         if " " in key and source != "title":

@@ -20,8 +20,8 @@ reader's name in the tables (5,555 other translations' titles, 86 nicknames) poi
 resolves to it.
 
 Generic words never make a match: a name must keep a distinctive word once "the", "discourse", "simile",
-"Buddha's", ordinals and the like are set aside (see `tools.search.aliases.distinctive`), so "the first discourse" or
-"the Buddha's last words" resolve to nothing.
+"Buddha's", ordinals and the like are set aside (see `tools.search.aliases.distinctive`), so "the first discourse"
+resolves to nothing; only an exact curated nickname ("the First Sermon") names its text with generic words.
 """
 
 from __future__ import annotations
