@@ -40,6 +40,25 @@ def test_the_evidence_is_quoted_with_its_references_and_can_stand_alone(recorder
     assert shown.splitlines()[0] == "> “Not standing, not swimming.” [SN 1.1:1.5–1.6]"
     alone = evidence_only(recorder.evidence, shown)
     assert alone.startswith("The texts I have say this (SN 1.1, MN 72):\n\n> “")
+    # asked of someone these texts never name, the lines are the closest found, not what the texts say of them
+    unnamed = evidence_only(recorder.evidence, shown, ["Nanda"])
+    assert unnamed.startswith("None of the texts I found names Nanda; the closest passages are these (SN 1.1, MN 72)")
+
+
+def test_a_name_the_question_gives_and_the_texts_found_never_use_is_told(base):
+    from chat.pipeline.scholar import _names_absent
+    from tools.search.windows import rank_windows
+
+    from helpers_tools import open_library
+
+    library = open_library(base)
+    question = "What did the Buddha teach the mendicants at Gayā Head?"
+    saw = rank_windows(library, library.evidence, question, ["mn21"], limit=1)
+    assert _names_absent(question, saw, library) in (["Gayā"], ["Gayā Head"])
+    fire = rank_windows(library, library.evidence, question, ["sn35.28"], limit=1)
+    assert _names_absent(question, fire, library) == []
+    # a title the reader quotes names a text, and a book's name is no person's
+    assert _names_absent("What does “Gayā Head” say in the Dhammapada?", saw, library) == []
 
 
 def _scored(seg: str, score: float, doc: str = "mn72", sid: str = "MN 72") -> EvidenceWindow:

@@ -84,6 +84,7 @@ class Library:
         self._cards: CardIndex | None = None
         self._bridges: Bridges | None = None
         self._names: NameMatcher | None = None
+        self._lowercase: frozenset[str] | None = None
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._doc_chunk_ids: dict[str, list[str]] = {}
         self._collection_ids: dict[str, set[str]] | None = None
@@ -164,6 +165,7 @@ class Library:
             self._basket_ids, self._verse_ids, self._translations = None, None, None
             self._rules = None
             self._semantic = None
+            self._lowercase = None
 
     def warm(self) -> Library:
         """Build the lazy parts now (catalog, alias index, chunk map, in-memory vectors): ~1-2 s on the full corpus
@@ -325,6 +327,14 @@ class Library:
         from tools.search.names import NameMatcher
 
         return self._once("_names", lambda: NameMatcher(self.aliases, self.cards, self.bridges))
+
+    @property
+    def lowercase_words(self) -> frozenset[str]:
+        """Every word the library's English writes in lowercase, folded: a capitalised word outside it is a name
+        ("Nanda", "Rājagaha"), one inside it a word a reader capitalised ("Discipline"). Read once (~0.6 s)."""
+        from tools.language.words import lowercase_words
+
+        return self._once("_lowercase", lambda: lowercase_words(self.docstore.english_texts()))
 
     def word_known(self, token: str) -> bool:
         """Whether any passage of the library uses the word (a BM25 token); an empty index cannot tell (True)."""

@@ -9,6 +9,7 @@ and is dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from indexing.vocabulary import segment_key
 from tools.search.windows import REPLY_CHARS, EvidenceWindow
@@ -102,9 +103,14 @@ def map_numbers(text: str, recorder: TurnRecorder) -> tuple[str, list[int]]:
 EVIDENCE_ONLY_OPENING = "The texts I have say this"
 
 
-def evidence_only(windows: list[EvidenceWindow], shown: str) -> str:
-    """An answer when none of the model's sentences stood: one plain sentence introducing the quoted evidence."""
+def evidence_only(windows: list[EvidenceWindow], shown: str, unnamed: Sequence[str] = ()) -> str:
+    """An answer when none of the model's sentences stood: one plain sentence introducing the quoted evidence. When
+    the question names someone these lines never name (`unnamed`), the sentence says so: they are the closest
+    lines found, not what the texts say of that person."""
     where = ", ".join(dict.fromkeys(w.sutta_id or w.title for w in windows))
+    if unnamed:
+        who = " or ".join(unnamed)
+        return f"None of the texts I found names {who}; the closest passages are these ({where}):\n\n{shown}".strip()
     return f"{EVIDENCE_ONLY_OPENING} ({where}):\n\n{shown}".strip()
 
 

@@ -72,10 +72,11 @@ from indexing.vocabulary import ABSTAIN_SENTENCE, BOOKS, COLLECTIONS
 from prompts import load_prompt
 from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
-from tools.language.words import fold, tokenize
+from tools.language.words import fold, tokenize, words
 from tools.search.query import analyse_query
 from tools.search.windows import EvidenceWindow, closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
+from tools.verification.claim_checks import names
 
 log = logging.getLogger(__name__)
 
@@ -446,7 +447,8 @@ class Scholar:
         # alone answer, introduced as the texts' words
         copies_only = not checked.draft.own() and bool(lead)
         shown = (Draft() if copies_only else checked.draft).quoted_below([(quote_text(w), w.ref) for w in lead])
-        final = render(shown) if body and not copies_only else evidence_only(lead, key_lines(lead))
+        final = render(shown) if body and not copies_only else \
+            evidence_only(lead, key_lines(lead), _names_absent(turn.question, lead, self.library))
         return Answer(
             answer=final,
             sentences=[AnswerSentence(text=line.text, origin=line.origin.value, citations=line.refs)
@@ -672,6 +674,34 @@ def _names_met(question: str, evidence, bm25) -> bool:
             if token in said and n and df / n <= RARE_NAME_SHARE:
                 return True
     return False
+
+
+def _names_absent(question: str, windows: list[EvidenceWindow], library) -> list[str]:
+    """The people and places the question names (as the claim checks read names: no word the library writes in
+    lowercase, no title like "Lady" or "Bodhisatta", no book's or basket's name; and few passages use it, as
+    `_names_met` reads them) that none of the windows' texts names, nor their titles: the lines are then only the
+    closest found ("How did Nanda overcome his longing?" answered from a brahmin's discourse). A name inside a
+    longer one counts as named ("Kassapa" in "Mahākassapa")."""
+    bm25 = library.bm25
+    if bm25 is None:
+        return []
+    said = set(words(" ".join(w.text for w in windows)))
+    for view in (library.evidence.sutta(w.doc_id) for w in windows):
+        if view is not None:  # the whole text and its titles: the lines chosen need not be where it names them
+            said |= view.tokens | set(words(f"{view.doc.title} {view.doc.title_pali or ''}"))
+    books = {t for book in BOOKS.values() for name in (book.display, book.english, book.pali, *book.names)
+             for t in words(name)}
+    books |= {t for c in COLLECTIONS.values() for name in (c.code, c.english, c.pali, c.basket) for t in words(name)}
+    out: list[str] = []
+    asked = re.sub(r"[“\"][^”\"]*[”\"]", "", question)  # a title the reader quotes names a text, not a person
+    for word in names(asked, library.lowercase_words).values():
+        tokens = words(word)
+        if not tokens or any(t in books or any(t in s for s in said) for t in tokens):
+            continue
+        df, n = bm25.document_frequency(tokens[-1])
+        if n and 0 < df / n <= RARE_NAME_SHARE and word not in out:
+            out.append(word)
+    return [w for w in out if not any(w != other and w in other for other in out)]  # "Gayā" of "Gayā Head"
 
 
 async def _run_steps(canon: CanonTools, steps: list[PlannedStep]) -> list[tuple[PlannedStep, ToolResult]]:

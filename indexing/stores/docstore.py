@@ -284,6 +284,10 @@ class DocStore:
         rows = self._query("SELECT * FROM segments WHERE doc_id=? ORDER BY ord", (doc_id,))
         return [SegmentRecord(*r) for r in rows]
 
+    def english_texts(self) -> list[str]:
+        """The English of every segment, in no order: for vocabulary read over the whole library at once."""
+        return [r[0] or "" for r in self._query("SELECT en FROM segments", ())]
+
     def opening_and_heading_segments(self, first: int) -> list[SegmentRecord]:
         """The first `first` segments of every document and every section heading (`*.0`), by document and order:
         what a sutta card is made of, read in one pass instead of one query per document."""

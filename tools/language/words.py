@@ -8,6 +8,7 @@ so what is searched and what is checked agree word for word.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from indexing.text import STOPWORDS, english_pattern, english_words, fold, light_stem, tokenize
 
@@ -64,3 +65,15 @@ def words(text: str) -> list[str]:
     """The text's BM25 tokens with irregular forms ("led") and other translations' words ("monk") read as the
     translation's ("lead", "mendicant"): the words the claim checks compare."""
     return [_IRREGULAR.get(t, t) for t in tokenize(text)]
+
+
+# A word written in lowercase: not after a letter or an apostrophe ("Sāriputta’s" gives no "s").
+_LOWERCASE_WORD = re.compile(r"(?<![\w’'])[a-zāīūṅñṭḍṇḷṁṃ][\wāīūṅñṭḍṇḷṁṃ]+")
+
+
+def lowercase_words(texts: Iterable[str]) -> frozenset[str]:
+    """The folded words `texts` write in lowercase somewhere: what is not a name."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(_LOWERCASE_WORD.findall(text))
+    return frozenset(fold(w) for w in out)
