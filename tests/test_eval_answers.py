@@ -35,6 +35,11 @@ def test_own_words_and_clean_fail_for_an_answer_of_quotes_alone_or_with_a_senten
     scored = score_content(ROW, evidence)
     assert not scored["own_words"] and not scored["clean"] and scored["evidence_only"]
     assert scored["facts_own"] == 0.0
+    # the same lines under the sentence that says no text found names the person asked about
+    unnamed = Answer(answer=f"None of the texts I found names Nanda; the closest passages are these (SN 35.28):\n\n"
+                            f"{QUOTE}", status="answered")
+    scored = score_content(ROW, unnamed)
+    assert not scored["own_words"] and scored["evidence_only"]
 
     withdrawn = Answer(answer=f"{QUOTE}\n\nThe eye burns with greed [SN 35.28:1.5].", status="answered",
                        unsupported_claims=[ClaimVerdict(sentence="The ear is cold.", verdict="unsupported",

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from chat.evals.report import save_report
 from chat.pipeline.answer import Answer
-from chat.pipeline.compose import EVIDENCE_ONLY_OPENING
+from chat.pipeline.compose import is_evidence_only
 from chat.runtime import Runtime
 from indexing.settings import ScholarSettings
 
@@ -101,7 +101,7 @@ def own_text(answer: Answer) -> str:
     the sources line. A quotation inside an own sentence stays: the sentence states the fact."""
     if answer.sentences:
         return " ".join(s.text for s in answer.sentences if s.origin == "model")
-    if answer.answer.startswith(EVIDENCE_ONLY_OPENING):  # the quoted passages and the line introducing them
+    if is_evidence_only(answer.answer):  # the quoted passages and the line introducing them
         return ""
     lines = [line for line in answer.answer.splitlines()
              if not line.lstrip().startswith(">") and not _SOURCES_LINE.match(line)]
@@ -124,7 +124,7 @@ def score_content(row: dict, answer: Answer) -> dict:
         "correct": all(got) and not wrong and answered,
         "clean": answered and bool(own.strip()) and not answer.unsupported_claims
         and not _DEBRIS.search(answer.answer),
-        "evidence_only": answered and answer.answer.startswith(EVIDENCE_ONLY_OPENING),
+        "evidence_only": answered and is_evidence_only(answer.answer),
         "missing_facts": [group for group, ok in zip(must, got) if not ok],
         "missing_own": [group for group, ok in zip(must, got_own) if not ok],
         "said_wrong": wrong,

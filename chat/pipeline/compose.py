@@ -101,6 +101,7 @@ def map_numbers(text: str, recorder: TurnRecorder) -> tuple[str, list[int]]:
 
 
 EVIDENCE_ONLY_OPENING = "The texts I have say this"
+_UNNAMED_OPENING = "None of the texts I found names "
 
 
 def evidence_only(windows: list[EvidenceWindow], shown: str, unnamed: Sequence[str] = ()) -> str:
@@ -110,8 +111,13 @@ def evidence_only(windows: list[EvidenceWindow], shown: str, unnamed: Sequence[s
     where = ", ".join(dict.fromkeys(w.sutta_id or w.title for w in windows))
     if unnamed:
         who = " or ".join(unnamed)
-        return f"None of the texts I found names {who}; the closest passages are these ({where}):\n\n{shown}".strip()
+        return f"{_UNNAMED_OPENING}{who}; the closest passages are these ({where}):\n\n{shown}".strip()
     return f"{EVIDENCE_ONLY_OPENING} ({where}):\n\n{shown}".strip()
+
+
+def is_evidence_only(text: str) -> bool:
+    """Whether an answer is the quoted lines alone, under the sentence `evidence_only` opens them with."""
+    return text.startswith((EVIDENCE_ONLY_OPENING, _UNNAMED_OPENING))
 
 
 def edge_of_text(window: EvidenceWindow, *, after: bool) -> str:
