@@ -314,6 +314,12 @@ def segment_ref(seg_id: str) -> str:
     return f"{uid_to_sutta_id(uid)}:{local}" if local else uid_to_sutta_id(uid)
 
 
+def is_heading(seg_id: str) -> bool:
+    """`dn16:6.1.0` ("35. The Buddha's Last Words") and the `:0.x` title block are headings, not text."""
+    local = seg_id.partition(":")[2]
+    return local.startswith("0.") or local.endswith(".0")
+
+
 def segment_key(seg: str) -> tuple[int, ...]:
     """The numbers of a segment's local part, for ordering segments of one text: `mn21:3.10` -> (3, 10), after
     (3, 9); a bare local part (`3.10`) works too. `3` is a prefix of every key in section 3, so a range ending at

@@ -259,7 +259,7 @@ def _mirror_text():
         "In the same way, deeds of body, speech, and mind should be done only after repeated checking.",
         "When you want to act with the body, you should check on that same deed."], 1)]
     doc = SimpleNamespace(doc_id="mn61", sutta_id="MN 61", title="Advice to Rāhula at Ambalaṭṭhika")
-    return SimpleNamespace(doc=doc, segments=segs)
+    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
 
 
 def test_each_part_of_a_two_part_question_gets_its_lines_from_the_leading_text(monkeypatch):

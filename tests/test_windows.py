@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.search.windows import beside, is_heading, opening, question_words, rank_windows
+from indexing.vocabulary import is_heading
+from tools.search.windows import beside, opening, question_words, rank_windows
 
 from helpers_tools import open_library
 

@@ -111,16 +111,17 @@ def test_a_name_in_the_title_is_held_by_every_line_of_the_text(library):
 def test_only_a_name_the_lines_never_use_is_held_by_each_line():
     from types import SimpleNamespace
 
-    from tools.search.windows import _named_only_in_title
+    from tools.language.words import lowercase_words
+    from tools.verification.evidence import SuttaView
 
-    def view(title: str, pali: str, lines: list[str], title_names: set[str]):
+    def view(title: str, pali: str, lines: list[str]) -> SuttaView:
         segs = [SimpleNamespace(seg_id=f"x1:1.{i}", tokens=frozenset(words(t))) for i, t in enumerate(lines, 1)]
         doc = SimpleNamespace(title=title, title_pali=pali)
-        return SimpleNamespace(doc=doc, segments=segs, title_names=frozenset(title_names))
+        return SuttaView(doc, segs, frozenset(), frozenset(), lowercase_words(lines))  # type: ignore[arg-type]
 
-    verses = view("Uttamā", "Uttamātherīgāthā", ["I sat cross-legged for seven days."], {"uttama"})
-    assert _named_only_in_title(verses) == {"uttama"}
+    verses = view("Uttamā", "Uttamātherīgāthā", ["I sat cross-legged for seven days."])
+    assert verses.named_only_in_title == {"uttama"}
     # the accountant is addressed by name in the lines, and "Accountant" is a translated word, not a name
-    talk = view("With Moggallāna the Accountant", "Gaṇakamoggallānasutta", ["Moggallāna, a mendicant trains."],
-                {"moggallana", "accountant"})
-    assert _named_only_in_title(talk) == frozenset()
+    talk = view("With Moggallāna the Accountant", "Gaṇakamoggallānasutta", ["Moggallāna, a mendicant trains."])
+    assert talk.title_names >= {"moggallana", "accountant"}
+    assert talk.named_only_in_title == frozenset()

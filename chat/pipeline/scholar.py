@@ -676,6 +676,12 @@ def _names_met(question: str, evidence, bm25) -> bool:
     return False
 
 
+# The words of the books' and baskets' names ("Dhammapada", "Thig", "Vinaya"): what a question names that is no one.
+_BOOK_WORDS = frozenset(
+    {t for book in BOOKS.values() for name in (book.display, book.english, book.pali, *book.names) for t in words(name)}
+    | {t for c in COLLECTIONS.values() for name in (c.code, c.english, c.pali, c.basket) for t in words(name)})
+
+
 def _names_absent(question: str, windows: list[EvidenceWindow], library) -> list[str]:
     """The people and places the question names (as the claim checks read names: no word the library writes in
     lowercase, no title like "Lady" or "Bodhisatta", no book's or basket's name; and few passages use it, as
@@ -689,14 +695,11 @@ def _names_absent(question: str, windows: list[EvidenceWindow], library) -> list
     for view in (library.evidence.sutta(w.doc_id) for w in windows):
         if view is not None:  # the whole text and its titles: the lines chosen need not be where it names them
             said |= view.tokens | set(words(f"{view.doc.title} {view.doc.title_pali or ''}"))
-    books = {t for book in BOOKS.values() for name in (book.display, book.english, book.pali, *book.names)
-             for t in words(name)}
-    books |= {t for c in COLLECTIONS.values() for name in (c.code, c.english, c.pali, c.basket) for t in words(name)}
     out: list[str] = []
     asked = re.sub(r"[“\"][^”\"]*[”\"]", "", question)  # a title the reader quotes names a text, not a person
     for word in names(asked, library.lowercase_words).values():
         tokens = words(word)
-        if not tokens or any(t in books or any(t in s for s in said) for t in tokens):
+        if not tokens or any(t in _BOOK_WORDS or any(t in s for s in said) for t in tokens):
             continue
         df, n = bm25.document_frequency(tokens[-1])
         if n and 0 < df / n <= RARE_NAME_SHARE and word not in out:

@@ -31,14 +31,14 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.pipeline.compose import key_windows
 from chat.pipeline.premise import Premise, check_premise
-from indexing.vocabulary import segment_key
+from indexing.vocabulary import is_heading, segment_key
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
 from tools.language.sentences import question_parts
 from tools.language.words import words
 from tools.passages import clip
 from tools.search.shapes import Shape, gives_reason, parallel_sections, shape_credit, shape_of
-from tools.search.windows import EvidenceWindow, is_heading, make_window, question_words, rank_windows
+from tools.search.windows import EvidenceWindow, make_window, question_words, rank_windows
 from tools.turn import TraceEntry, TurnRecorder
 
 log = logging.getLogger(__name__)
@@ -208,15 +208,14 @@ def _outside(index, window: EvidenceWindow, chosen: list[EvidenceWindow]) -> Evi
     view = index.sutta(window.doc_id)
     if view is None:
         return None
-    where = {s.seg_id: i for i, s in enumerate(view.segments)}
     runs: list[list[int]] = []
     for seg_id in window.seg_ids:
-        if seg_id in held or seg_id not in where:
+        if seg_id in held or seg_id not in view.position:
             runs.append([])
             continue
         if not runs or not runs[-1]:
             runs.append([])
-        runs[-1].append(where[seg_id])
+        runs[-1].append(view.position[seg_id])
     best = max(runs, key=len, default=[])
     if not best or all(is_heading(view.segments[i].seg_id) for i in best):
         return None

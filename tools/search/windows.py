@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexing.vocabulary import document_ref, document_title, segment_key, segment_ref, unit_ord
+from indexing.vocabulary import document_ref, document_title, is_heading, segment_key, segment_ref, unit_ord
 from tools.language.sentences import closes_segment
-from tools.language.words import fold, word_list, words
+from tools.language.words import word_list, words
 from tools.verification.evidence import EvidenceIndex, SuttaView
 
 log = logging.getLogger(__name__)
@@ -100,12 +100,6 @@ def question_words(question: str) -> list[str]:
     return out
 
 
-def is_heading(seg_id: str) -> bool:
-    """`dn16:6.1.0` ("35. The Buddha's Last Words") and the `:0.x` title block are headings, not text."""
-    local = seg_id.partition(":")[2]
-    return local.startswith("0.") or local.endswith(".0")
-
-
 def rank_windows(
     library,
     index: EvidenceIndex,
@@ -138,12 +132,11 @@ def rank_windows(
         heading: frozenset[str] = frozenset()
         segs = view.segments
         first_text = next((i for i, s in enumerate(segs) if not is_heading(s.seg_id)), None)
-        speaker = _named_only_in_title(view)
         for i, seg in enumerate(segs):
             if is_heading(seg.seg_id):
                 heading = seg.tokens
                 continue
-            own = {t for t in tokens if t in seg.tokens or t in speaker}
+            own = {t for t in tokens if t in seg.tokens or t in view.named_only_in_title}
             beside = {t for t in tokens if any(t in segs[k].tokens for k in (i - 1, i + 1) if 0 <= k < len(segs))}
             context = {t for t in tokens if t in heading or t in title}
             beside -= own
@@ -174,18 +167,6 @@ def rank_windows(
         if len(chosen) >= limit:
             break
     return chosen
-
-
-def _named_only_in_title(view: SuttaView) -> frozenset[str]:
-    """The names in a text's title that its lines never use: the person the verses are by ("Uttamā"), held by
-    each line. A name the lines use ("Moggallāna" in "With Moggallāna the Accountant") is found where they do.
-    A name is a title word the Pali title has too, where the other words are translated ("Uttamā" of
-    "Uttamātherīgāthā"; not "Accountant")."""
-    pali = fold(view.doc.title_pali or "")
-    kept = {t for word in re.findall(r"\w[\w-]*", view.doc.title or "") if len(word) > 2 and fold(word) in pali
-            for t in words(word)}
-    body = [s.tokens for s in view.segments if not is_heading(s.seg_id)]
-    return frozenset(t for t in view.title_names & kept if not any(t in tokens for tokens in body))
 
 
 def _in_order(pairs: set[tuple[str, str]], text: str, own: set[str]) -> float:

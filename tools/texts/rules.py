@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from indexing.vocabulary import BOOKS, parse_uid
+from indexing.vocabulary import BOOKS, is_heading, parse_uid
 from tools.language.words import fold, word_set
 from tools.texts.table_text import Piece, introducing, said
 
@@ -190,10 +190,6 @@ def _order(doc_id: str) -> tuple:
     return (doc_id.rstrip("0123456789-"), [int(n) for n in nums])
 
 
-def _is_heading(seg_id: str) -> bool:
-    return seg_id.partition(":")[2].startswith("0.") or seg_id.endswith(".0")
-
-
 def _rules_of(doc, segments) -> list[Rule]:
     """Each rule laid down in one document: the "Final ruling" lines under the last rule heading before them."""
     parsed = parse_uid(doc.doc_id)
@@ -207,7 +203,7 @@ def _rules_of(doc, segments) -> list[Rule]:
     segs = [s for s in [*heads, *segments] if s.seg_id]
     for i, seg in enumerate(segs):
         text = seg.en.strip()
-        if not _is_heading(seg.seg_id) or not text:
+        if not is_heading(seg.seg_id) or not text:
             continue
         if (m := _CHAPTER.match(text)) and not chapter:
             chapter = m.group(1).strip()
@@ -216,7 +212,7 @@ def _rules_of(doc, segments) -> list[Rule]:
         elif fold(text) == "final ruling" and title:
             body: list[SegmentRecord] = []
             for nxt in segs[i + 1:]:
-                if _is_heading(nxt.seg_id) or len(body) >= _MAX_RULING_SEGMENTS:
+                if is_heading(nxt.seg_id) or len(body) >= _MAX_RULING_SEGMENTS:
                     break
                 if nxt.en.strip():
                     body.append(nxt)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from indexing.vocabulary import TRANSLATORS, find_book, segment_ref, translator_name
+from indexing.vocabulary import TRANSLATORS, find_book, is_heading, segment_ref, translator_name
 from tools.language.words import fold, word_set
 from tools.texts.table_text import Block, TableText, heading, item, line, quoted, said
 
@@ -87,7 +87,7 @@ def compare(docstore, sutta_id: str, doc_id: str, title: str, known: list[str], 
         return Comparison(TableText(tuple(blocks)), missing=missing)
     default = next((d for d in docs if "@" not in d.doc_id), docs[0])
     segs = [s for s in docstore.segments(default.doc_id) if s.seg_id and s.en.strip()
-            and not s.seg_id.partition(":")[2].startswith("0.") and not s.seg_id.endswith(".0")]
+            and not is_heading(s.seg_id)]
     if segment_filter is not None:
         segs = [s for s in segs if segment_filter(s.seg_id)] or segs
     total = len(segs)

@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
-from indexing.vocabulary import document_ref, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
+from indexing.vocabulary import document_ref, is_heading, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
 from tools.language.sentences import split_at_stops
 from tools.language.words import fold, tokenize, word_list, words
 from tools.verification.claim_checks import GENERIC
@@ -97,6 +97,18 @@ class SuttaView:
         return frozenset(t for word in re.findall(r"\w[\w-]*", self.doc.title or "")
                          if word[:1].isupper() and fold(word) not in self.lowercase and fold(word) not in GENERIC
                          for t in words(word))
+
+    @cached_property
+    def named_only_in_title(self) -> frozenset[str]:
+        """The names in the title that the lines never use: the person the verses are by ("Uttamā"), held by each
+        line. A name the lines use ("Moggallāna" in "With Moggallāna the Accountant") is found where they do. A
+        name is a title word the Pali title has too, where the other words are translated ("Uttamā" of
+        "Uttamātherīgāthā"; not "Accountant")."""
+        pali = fold(self.doc.title_pali or "")
+        kept = {t for word in re.findall(r"\w[\w-]*", self.doc.title or "") if len(word) > 2 and fold(word) in pali
+                for t in words(word)}
+        body = [s.tokens for s in self.segments if not is_heading(s.seg_id)]
+        return frozenset(t for t in self.title_names & kept if not any(t in tokens for tokens in body))
 
     @property
     def is_suttacentral(self) -> bool:
