@@ -196,3 +196,17 @@ def test_a_questions_alternatives_are_offered_not_stated():
     # a sentence that itself gives them as alternatives may take them from the question
     assert alternatives_in("Vaccha is asked whether it went east, south, west, or north.") >= {"west", "north"}
     assert alternatives_in("The fire goes to the west.") == frozenset()
+
+
+def test_a_claimed_reason_needs_a_line_that_gives_one():
+    from tools.verification.claim_checks import reason_check
+
+    story = ["Then Aṅgulimāla thought, “Oh, how incredible!”", "He hurled his sword into an abyss."]
+    assert reason_check("He threw away his sword because he thought it incredible.", story)
+    assert reason_check("He threw away his sword since he thought it incredible.", story)
+    assert reason_check("He threw away his sword because he thought it incredible.",
+                        [*story, "That's why I have stopped."]) is None
+    # no reason claimed: "ever since" is time; a reason inside the text's quoted words is the text's
+    assert reason_check("Ever since, he has lived without harming.", story) is None
+    assert reason_check("He said “I stopped because I gave up the rod.”", story) is None
+    assert reason_check("He threw away his sword because he thought it incredible.", []) is None

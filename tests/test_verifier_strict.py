@@ -269,3 +269,30 @@ def test_a_name_written_in_two_words_is_found_where_the_text_writes_it_as_one(tm
         ("1.2", "He walked for alms to the street of the poor, the destitute, and the weavers.")])
     assert verdict("Maha Kassapa walked for alms to the street of the weavers [MN 204:1.2].") == "supported"
     assert verdict("Maha Moggallana walked for alms to the street of the weavers [MN 204:1.2].") != "supported"
+
+
+def test_a_reason_the_cited_lines_do_not_give_is_removed(stores):
+    # every word is in 3.1, but the line gives no reason: "because" joins two of its facts on the model's say-so
+    v = _verify(stores, "Moggallāna went to the Eastern Monastery because he stayed there for seven days "
+                        "[MN 202:3.1].", retrieved=("mn202",))
+    assert v.verdict == "unsupported" and v.finding is Finding.REASON_UNSTATED, v.reason
+
+
+def test_a_reason_the_cited_line_gives_is_kept(stores):
+    v = _verify(stores, "His belly's skin stuck to his backbone because he ate so little [MN 202:2.1].",
+                retrieved=("mn202",))
+    assert v.finding is not Finding.REASON_UNSTATED and v.verdict == "supported", v.reason
+
+
+def test_a_reason_one_line_beside_the_citation_counts(stores):
+    # cited a line off (2.2): the reason stands in the line before it
+    v = _verify(stores, "His belly's skin stuck to his backbone because he ate so little [MN 202:2.2].",
+                retrieved=("mn202",))
+    assert v.finding is not Finding.REASON_UNSTATED, v.reason
+
+
+def test_a_whole_text_cited_is_not_held_to_a_reason(stores):
+    # no lines named: which of them gives the reason cannot be told, so this check has nothing to say
+    v = _verify(stores, "Moggallāna went to the Eastern Monastery because he stayed there for seven days "
+                        "[MN 202].", retrieved=("mn202",))
+    assert v.finding is not Finding.REASON_UNSTATED, v.reason

@@ -47,6 +47,7 @@ class Reason(StrEnum):
     NAME_DIFFERS = "name_differs"
     NUMBER_DIFFERS = "number_differs"
     NEGATED = "negated"
+    REASON_UNSTATED = "reason_unstated"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -70,6 +71,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.NAME_DIFFERS: "The cited lines speak of someone or somewhere else.",
     Reason.NUMBER_DIFFERS: "The cited lines give a different number.",
     Reason.NEGATED: "The cited lines say the opposite.",
+    Reason.REASON_UNSTATED: "It gives a reason the cited lines do not give.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

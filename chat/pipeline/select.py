@@ -34,10 +34,11 @@ from chat.pipeline.premise import Premise, check_premise
 from indexing.vocabulary import is_heading, segment_key
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
+from tools.language.reasons import gives_reason
 from tools.language.sentences import question_parts
 from tools.language.words import words
 from tools.passages import clip
-from tools.search.shapes import Shape, gives_reason, parallel_sections, shape_credit, shape_of
+from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow, make_window, question_words, rank_windows
 from tools.turn import TraceEntry, TurnRecorder
 

@@ -6,6 +6,7 @@
     sentences.py  where a sentence ends, an answer's sentences with their citations, clauses and phrases
     numbers.py    numbers written as digits, words ("eighty-four thousand") or ordinals ("a third time")
     negation.py   negation words, a clause's polarity, antonyms
+    reasons.py    a line that gives a reason, a sentence that claims one ("… because …")
 
 Its lowest layer is `indexing.text` (folding, the BM25 tokenizer and its stopwords, split_at_stops), which indexing
 may import. tests/test_language_home.py keeps word lists and sentence-splitting regexes out of every other module.

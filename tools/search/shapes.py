@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from indexing.text import tokenize
+from tools.language.reasons import gives_reason
 from tools.language.sentences import applies_a_simile
 
 _ASKS_MEANING = re.compile(
@@ -51,8 +52,6 @@ ABILITY = re.compile(
 _LIST_ITEM_SEPARATORS = re.compile(r"[;,]")
 _ASKS_REASON = re.compile(r"^\W*why\b|\bwhy (?:did|does|do|is|was|were|are|would|should|must|can|could)\b|"
                           r"\bfor what reason\b|\bwhat (?:is|was) the reason\b|\bhow come\b", re.IGNORECASE)
-_GIVES_REASON = re.compile(r"\b(?:because|(?:that|this)[’']?s why|(?:that|this) is why|for (?:this|that) reason|"
-                           r"the reason|so that|in order to|due to|owing to)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -90,11 +89,6 @@ def shape_credit(shape: Shape, text: str) -> float:
         shape.reason and gives_reason(text),
     ]
     return sum(held) / sum(asked)
-
-
-def gives_reason(text: str) -> bool:
-    """The text gives a reason ("Because ...", "That's why ...")."""
-    return bool(_GIVES_REASON.search(text))
 
 
 MIN_SECTIONS = 3  # a list set out section by section has at least this many parallel sections

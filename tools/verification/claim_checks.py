@@ -17,6 +17,7 @@ from tools.language.negation import (
     words_after_negations,
 )
 from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
+from tools.language.reasons import asserts_reason, gives_reason
 from tools.language.sentences import clauses, phrases
 from tools.language.words import STOPWORDS, fold, folded_words, light_stem, tokenize, word_list, word_set
 from tools.references import MENTION
@@ -341,3 +342,15 @@ def negation_check(claim: str, evidence: str) -> str | None:
         if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
             return f"negated: {a if a in c else b} vs {b if a in c else a}"
     return None
+
+
+def reason_check(claim: str, cited: list[str]) -> str | None:
+    """A sentence that claims a reason ("… stopped because he wanted to hear the verse") says the text gives it: one
+    of the lines it cites must give a reason. Asked why, a small model joins two true lines of a story with
+    "because", and each half's words are in the lines; that the one explains the other is the model's. A reason
+    quoted in the text's own words is the text's. `cited` empty (the whole text cited, or no line known): no
+    finding."""
+    said = _QUOTED.sub(" ", claim)
+    if not cited or not asserts_reason(said) or any(gives_reason(line) for line in cited):
+        return None
+    return "the cited lines give no reason"

@@ -362,6 +362,25 @@ class EvidenceIndex:
         return found
 
 
+def cited_span(view: SuttaView, start: str | None, end: str | None) -> tuple[int, int] | None:
+    """The positions of the first and last segment a citation's range names (`3.1`–`3.4`; a section `3` is all its
+    segments); None when it names none, or the whole text."""
+    def bounds(local: str) -> tuple[int, int] | None:
+        uid = view.doc.doc_id
+        exact = view.position.get(f"{uid}:{local}")
+        if exact is not None:
+            return exact, exact
+        prefix = f"{uid}:{local}."
+        found = [i for seg_id, i in view.position.items() if seg_id.startswith(prefix)]
+        return (min(found), max(found)) if found else None
+
+    first = bounds(start) if start else None
+    last = bounds(end) if end else first
+    if first is None or last is None:
+        return None
+    return min(first[0], last[0]), max(first[1], last[1])
+
+
 def segment_exists(view: SuttaView, local: str) -> bool:
     """`3.1` names a segment; `3` names a section (any segment `3.x`)."""
     uid = view.doc.doc_id

@@ -38,6 +38,7 @@ from tools.verification.claim_checks import (
     numbers,
     plain_words,
     quotations,
+    reason_check,
 )
 from tools.verification.evidence import (
     EmbeddingScorer,
@@ -45,6 +46,7 @@ from tools.verification.evidence import (
     SuttaView,
     Window,
     alternatives_in,
+    cited_span,
     claim_tokens,
     matches_any,
     matches_any_of,
@@ -83,6 +85,7 @@ QUOTE_SPAN = 8  # segments a verbatim sentence is looked for across (a verse's l
 RESCUE_STRICT = False
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
 MIN_CLAIM_TOKENS = 3
+REASON_MARGIN = 1  # segments each side of the cited lines where the reason a "because" claims may stand
 VERBATIM_WORDS = 5  # a sentence this long that is the cited text's own words, word for word, is a copy of it
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
 
@@ -115,6 +118,7 @@ class Finding(StrEnum):
     JUDGED = "judged"  # the language-model judge: words the passage does not explain
     POINTER_IDLE = "pointer_idle"  # "This is found in [A], [B]" where some of them do not hold it
     TABLE_DIFFERS = "table_differs"  # SuttaCentral's table of parallels or the rule index says otherwise
+    REASON_UNSTATED = "reason_unstated"  # "… because …" where the cited lines give no reason
 
 
 @dataclass
@@ -402,6 +406,10 @@ class ClaimVerifier:
             absent = self._absent_from_texts(plain, views)
             if absent:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
+        if strict and verdict.verdict == "supported" and not verbatim:
+            unstated = reason_check(plain, self._cited_lines(sentence.citations, views))
+            if unstated:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.REASON_UNSTATED, unstated
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
         elif judge is not None and (RESCUE_STRICT or not strict) and _rescuable(verdict):
@@ -443,6 +451,21 @@ class ClaimVerifier:
                 verdict.requoted = mended
                 return verdict
         return None
+
+    def _cited_lines(self, refs: list[CitationRef], views: list[SuttaView]) -> list[str]:
+        """The lines the citations name, `REASON_MARGIN` segments wider each side (a citation one line off); [] when
+        one of them names a whole text or a document, whose lines are not known."""
+        by_doc = {v.doc.doc_id: v for v in views}
+        lines: list[str] = []
+        for ref in refs:
+            doc = self._document_of(ref, None) if ref.ok and not ref.is_document else None
+            view = by_doc.get(doc.doc_id) if doc is not None else None
+            span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
+            if view is None or span is None:
+                return []
+            lo, hi = max(0, span[0] - REASON_MARGIN), min(len(view.segments) - 1, span[1] + REASON_MARGIN)
+            lines.extend(s.en for s in view.segments[lo : hi + 1])
+        return lines
 
     def _verbatim(self, sentence: str, views: list[SuttaView]) -> bool:
         """Whether the sentence is a cited text's own words, word for word (its punctuation and case aside). Such a
