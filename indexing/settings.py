@@ -221,10 +221,6 @@ class ScholarSettings(BaseSettings):
         default=True, description="A question's answer is written by the model restating the selected lines, one "
         "numbered line per sentence (grammar-bound; the citation is the line's), instead of in the ReAct frame. Only "
         "for a model held to a grammar (the embedded one); study notes are always written in the ReAct frame.")
-    restate_copies: bool = Field(
-        default=True, description="A sentence the model copied word for word from its line is given back to the "
-        "model alone, to be restated plainly in one sentence (a short grammar-bound call, at most two per answer); "
-        "the restatement takes the copy's place and is checked like any other sentence.")
     select_with_model: bool = Field(
         default=False, description="Before the answer is written, also ask the model which numbered lines answer "
         "the question (a grammar-bound reply of a few tokens, but a prompt of ~550 tokens of its own: 35 s on a "

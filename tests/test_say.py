@@ -127,37 +127,3 @@ def test_a_question_that_counts_is_told_which_line_sets_the_list_out():
     assert list_hint(question, [naming, items]) == 'Line 2 gives the eight after "What eight?": name every one of them.'
     assert list_hint("What are the four perils?", [naming, items]) == ""  # another count: not this list
     assert list_hint("What is the world?", [naming, items]) == ""  # the question counts nothing
-
-
-async def test_a_sentence_copied_from_its_line_is_restated_by_the_model_and_checked(base):
-    from chat.pipeline.say import RESTATE_GRAMMAR
-
-    copy = "[1] The eye is burning. Sights are burning."  # the line's own words: nothing the quote below lacks
-    scholar, llm = _scholar(base, [copy, "Both the eye and sights are burning.", FOLLOW])
-    answer = await scholar.aask(QUESTION)
-    # the copied sentence alone went back to the model, under a one-sentence grammar
-    assert "The eye is burning. Sights are burning." in llm.prompts[1][-1].content
-    assert "Mendicants" not in llm.prompts[1][-1].content and GRAMMARS[1] == RESTATE_GRAMMAR
-    own = [s for s in answer.sentences if s.origin == "model"]
-    assert [s.text for s in own] == ["Both the eye and sights are burning."]
-    assert own[0].citations and own[0].citations[0].startswith("SN 35.28:")
-
-
-async def test_a_restatement_that_the_checks_reject_is_removed(base):
-    copy = "[1] The eye is burning. Sights are burning."
-    scholar, _ = _scholar(base, [copy, "The ear is cooled by the fires of joy.", FOLLOW])
-    answer = await scholar.aask(QUESTION)
-    assert "joy" not in answer.answer and [s.origin for s in answer.sentences] == ["quote"]
-
-
-async def test_a_sentence_of_the_models_own_words_is_not_sent_back(base):
-    reply = '[1] The Buddha teaches that "all is burning": the eye and sights are burning.'
-    scholar, llm = _scholar(base, [reply, FOLLOW])
-    await scholar.aask(QUESTION)
-    assert all("Plain:" not in p[-1].content for p in llm.prompts)
-
-
-async def test_switched_off_a_copy_stays_as_the_model_wrote_it(base):
-    scholar, llm = _scholar(base, ["[1] The eye is burning. Sights are burning.", FOLLOW], restate_copies=False)
-    await scholar.aask(QUESTION)
-    assert all("Plain:" not in p[-1].content for p in llm.prompts)

@@ -10,12 +10,6 @@ Writing the number first commits the sentence to one line before a word of it is
 that line's reference, taken from the selection, never typed by the model. A sentence may carry the line's key
 words as a short quotation inside it. The reply is turned into the usual draft ("sentence [ref]." with the line's
 reference), so the same checks judge it as any other answer.
-
-A sentence that is its line's words, word for word, says nothing the quoted line below it does not; asked to
-restate that sentence alone, plainly, the model does what it could not while answering ("This mind, mendicants, is
-radiant. But it is corrupted by passing corruptions." -> "Mind is radiant, but corrupted by passing corruptions.").
-The restatement replaces the copy and goes through the same checks; one that fails them is removed, and the line
-is quoted below as it would have been.
 """
 
 from __future__ import annotations
@@ -33,11 +27,8 @@ from prompts import load_prompt
 from tools.language.numbers import numbers
 from tools.language.sentences import split_sentences
 from tools.search.windows import EvidenceWindow
-from tools.verification.claim_checks import plain_words
 
 MAX_SENTENCES = 4
-COPY_WORDS = 5  # a sentence of this many words or more that is its line's words, in order, is a copy
-RESTATE_MAX_TOKENS = 80
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 
@@ -134,20 +125,3 @@ def as_draft(said: list[Said], windows: list[EvidenceWindow]) -> str:
         ref = windows[s.line - 1].ref
         out.extend(with_refs(piece.text, [ref]) for piece in split_sentences(s.text) if piece.text.strip())
     return " ".join(out)
-
-
-# One plain sentence: no quotation, bracket, line break or letter of another script; ends with a full stop.
-RESTATE_GRAMMAR = (r'''root ::= [A-Z\u00c0-\u024f\u1e00-\u1eff] char{8,240} "."
-char ::= [^\n\[\]():*"“”=<>{}_.!?OTHER] | "." [0-9]
-'''.replace("OTHER", OTHER_SCRIPTS))
-
-
-def is_copy(said: Said, windows: list[EvidenceWindow]) -> bool:
-    """The sentence is its line's words in order (`COPY_WORDS` or more), punctuation and case aside."""
-    own = plain_words(said.text)
-    return len(own.split()) >= COPY_WORDS and f" {own} " in f" {plain_words(line_text(windows[said.line - 1]))} "
-
-
-def restate_messages(text: str) -> list[ChatMessage]:
-    return [ChatMessage(role=MessageRole.SYSTEM, content=load_prompt("restate_system").strip()),
-            ChatMessage(role=MessageRole.USER, content=load_prompt("restate_user", line=text).strip())]

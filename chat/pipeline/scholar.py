@@ -62,19 +62,7 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
-from chat.pipeline.say import (
-    RESTATE_GRAMMAR,
-    RESTATE_MAX_TOKENS,
-    SAY_MAX_TOKENS,
-    Said,
-    as_draft,
-    is_copy,
-    list_hint,
-    parse_said,
-    restate_messages,
-    say_grammar,
-    say_messages,
-)
+from chat.pipeline.say import SAY_MAX_TOKENS, as_draft, list_hint, parse_said, say_grammar, say_messages
 from chat.pipeline.select import Selection, focused, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
 from chat.providers.calls import ModelCall
@@ -93,7 +81,6 @@ from tools.verification.claim_checks import names
 log = logging.getLogger(__name__)
 
 NOTES_MAX_TOKENS = 1100
-MAX_RESTATED = 2  # copied sentences given back to the model to restate, per answer (about 1.5 s each)
 QA_BUDGET = ToolBudget(k=5, passage_chars=360, windows=4)
 NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4, windows=8, texts=6)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best evidence; below it, and
@@ -399,34 +386,7 @@ class Scholar:
             return reply.strip()
         said = parse_said(reply, len(chosen))
         log.debug("said from lines: %r", reply)
-        if self.settings.restate_copies:
-            said = await self._restate_copies(said, chosen)
         return as_draft(said, chosen) if said else None
-
-    async def _restate_copies(self, said: list[Said], chosen: list[EvidenceWindow]) -> list[Said]:
-        """Each sentence that is its line's words, word for word, restated plainly by the model (say.py), at most
-        `MAX_RESTATED`; a restatement that is again a copy, or none, leaves the sentence as it was."""
-        out: list[Said] = []
-        budget = MAX_RESTATED
-        for item in said:
-            if budget and is_copy(item, chosen):
-                budget -= 1
-                text = await self._restate(item.text)
-                if text and not is_copy(Said(item.line, text), chosen):
-                    log.debug("restated %r as %r", item.text, text)
-                    item = Said(item.line, text)
-            out.append(item)
-        return out
-
-    async def _restate(self, text: str) -> str:
-        llm = cast(Any, with_max_tokens(self.llm, RESTATE_MAX_TOKENS, lower=True)).with_grammar(
-            lambda: RESTATE_GRAMMAR)
-        try:
-            reply = await llm.achat(restate_messages(text))
-        except Exception as exc:  # the copy stays: a failed call costs only its time
-            log.info("restating a copied line failed: %s", user_message(exc) or exc)
-            return ""
-        return (reply.message.content or "").strip()
 
     @staticmethod
     def _bound(llm, grammar):
