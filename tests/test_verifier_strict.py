@@ -292,7 +292,14 @@ def test_a_reason_one_line_beside_the_citation_counts(stores):
 
 
 def test_a_whole_text_cited_is_not_held_to_a_reason(stores):
-    # no lines named: which of them gives the reason cannot be told, so this check has nothing to say
+    # no lines named: which of them is to give the reason is not said ("So, not satisfied …" is MN 26's)
     v = _verify(stores, "Moggallāna went to the Eastern Monastery because he stayed there for seven days "
                         "[MN 202].", retrieved=("mn202",))
     assert v.finding is not Finding.REASON_UNSTATED, v.reason
+
+
+def test_a_reason_in_the_cited_window_far_from_the_sentences_lines_does_not_count(stores):
+    # cited 2.1–3.1, which holds "Because I ate so little"; the sentence's words are all in 3.1, two lines on
+    v = _verify(stores, "Moggallāna went to the Eastern Monastery because he stayed there for seven days "
+                        "[MN 202:2.1–3.1].", retrieved=("mn202",))
+    assert v.finding is Finding.REASON_UNSTATED, v.reason

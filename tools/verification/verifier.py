@@ -407,7 +407,10 @@ class ClaimVerifier:
             if absent:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
         if strict and verdict.verdict == "supported" and not verbatim:
-            unstated = reason_check(plain, self._cited_lines(sentence.citations, views))
+            # a whole text cited names no lines: which of them is to give the reason is not said (a reader's
+            # "he left because it led only to rebirth there" of MN 26, whose reason is "So, not satisfied …")
+            cited = self._cited_lines(sentence.citations, views)
+            unstated = reason_check(plain, cited and (self._reason_lines(results, views) or cited))
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.REASON_UNSTATED, unstated
         if judge is not None and verdict.verdict == "supported":
@@ -451,6 +454,23 @@ class ClaimVerifier:
                 verdict.requoted = mended
                 return verdict
         return None
+
+    def _reason_lines(self, results: list[PartResult], views: list[SuttaView]) -> list[str]:
+        """The lines where the sentence's words were found, `REASON_MARGIN` segments wider each side: a cited window
+        may hold a reason the sentence's lines are far from ("that's why I've stopped", three lines before the
+        lines the sentence restates). [] when a part has no such lines."""
+        by_doc = {v.doc.doc_id: v for v in views}
+        lines: list[str] = []
+        for result in results:
+            ev = result.evidence
+            view = next((v for v in by_doc.values() if ev is not None and v.sutta_id == ev.sutta_id), None)
+            if ev is None or view is None or ev.seg_start not in view.position:
+                return []
+            lo = view.position[ev.seg_start]
+            hi = view.position.get(ev.seg_end or ev.seg_start, lo)
+            lo, hi = max(0, lo - REASON_MARGIN), min(len(view.segments) - 1, hi + REASON_MARGIN)
+            lines.extend(seg.en for seg in view.segments[lo : hi + 1])
+        return lines
 
     def _cited_lines(self, refs: list[CitationRef], views: list[SuttaView]) -> list[str]:
         """The lines the citations name, `REASON_MARGIN` segments wider each side (a citation one line off); [] when
