@@ -133,6 +133,13 @@ def test_fallback_followups_need_no_citations():
     assert 2 <= len(fallback_followups("What is mindfulness?", [])) <= 3
 
 
+def test_a_fallback_followup_names_the_readers_word_as_written_never_a_token():
+    # the BM25 token of "Aṅgulimāla’s" is "angulimala", of "chasing" "chas": a reader sees neither
+    got = fallback_followups("Why did Aṅgulimāla’s pursuit of the Buddha end?", [], 5)
+    term = [q for q in got if "come up" in q]
+    assert term == ["Where else in the discourses does “Aṅgulimāla” come up?"], got
+
+
 def test_sync_ask_returns_a_complete_answer_object(base):
     reply = "Thought: ok\nAnswer: The eye is burning [SN 35.28:1.4]."
     scholar, _ = scholar_for(base, [reply, FOLLOW])

@@ -18,7 +18,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from chat.pipeline.answer import Citation
 from chat.pipeline.premise import same_premise
 from prompts import load_prompt
-from tools.language.words import tokenize
+from tools.language.words import tokenize, written_words
 from tools.passages import clip
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,10 @@ def fallback_followups(question: str, citations: list[Citation], count: int = 3)
     terms = [t for t in tokenize(question) if len(t) > 4 and (t in cited_words or not citations)]
     if terms:
         term = max(terms, key=len)
-        out.append(f"Where else in the discourses does the Buddha speak about {term}?")
+        # the reader's word as they wrote it: a token is folded and stemmed ("angulimala", "chas")
+        bare = [re.sub(r"[’']s?$", "", w) for w in written_words(question)]  # "Sāriputta’s" -> "Sāriputta"
+        written = {tokens[0]: w for w in bare if len(tokens := tokenize(w)) == 1}
+        out.append(f"Where else in the discourses does “{written.get(term, term)}” come up?")
     out.append("How could this teaching be put into practice in daily life, according to the texts?")
     return out[:count]
 
