@@ -326,18 +326,3 @@ def test_asked_why_the_lines_that_give_the_reason_after_the_chosen_ones_join_the
     last = window("snp9.9", "Snp 9.9", ["snp9.9:1.7"], [view.segments[6].en], 1.0)
     assert select._reason_given(index, [last]) == [last]
     assert not shape_of("Who saw the boy?").reason
-
-
-def test_asked_why_a_story_that_gives_its_motive_as_a_deliberation_is_read_on_to_it():
-    from chat.pipeline import select
-
-    lines = ["Suppose a couple set out to cross a desert with limited supplies.", "Their supplies ran out.",
-             "‘Why don’t we leave the cart here? Then we can walk on faster.’", "So they left the cart."]
-    segs = [SimpleNamespace(seg_id=f"sn99.1:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
-    view = SimpleNamespace(doc=SimpleNamespace(doc_id="sn99.1", sutta_id="SN 99.1", title="The Cart"),
-                           segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
-    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "sn99.1" else None)
-    story = window("sn99.1", "SN 99.1", ["sn99.1:1.1", "sn99.1:1.2"], lines[:2], 1.0)
-    chosen = select._reason_given(index, [story])
-    # no word of reason in the story: the deliberation is its motive ("Why don't we …? Then we can …")
-    assert [w.ref for w in chosen] == ["SN 99.1:1.1–1.2", "SN 99.1:1.3"]

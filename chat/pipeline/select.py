@@ -34,7 +34,7 @@ from chat.pipeline.premise import Premise, check_premise
 from indexing.vocabulary import is_heading, segment_key
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
-from tools.language.reasons import deliberates, gives_reason
+from tools.language.reasons import gives_reason
 from tools.language.sentences import question_parts
 from tools.language.words import words
 from tools.passages import clip
@@ -196,7 +196,7 @@ def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
         for k in range(end + 1, min(end + 1 + REASON_REACH, len(view.segments))):
             if is_heading(view.segments[k].seg_id):
                 break
-            if gives_reason(view.segments[k].en) or deliberates(view.segments[k].en):
+            if gives_reason(view.segments[k].en):
                 rest = _outside(index, make_window(view, end + 1, k, window.score), chosen)
                 return [*chosen, rest] if rest is not None else chosen
     return chosen

@@ -13,7 +13,6 @@ from tools.language.words import pattern
 
 _GIVES = re.compile(pattern("gives_reason").pattern, re.IGNORECASE)
 _ASSERTS = re.compile(pattern("asserts_reason").pattern, re.IGNORECASE)
-_DELIBERATES = re.compile(pattern("deliberates").pattern, re.IGNORECASE)
 
 
 def gives_reason(text: str) -> bool:
@@ -24,9 +23,3 @@ def gives_reason(text: str) -> bool:
 def asserts_reason(text: str) -> bool:
     """The sentence claims a reason: "… because …", "… due to …", "That's why …"; "ever since" does not."""
     return bool(_ASSERTS.search(text))
-
-
-def deliberates(text: str) -> bool:
-    """Someone in the text decides what to do, and why ("Why don't we kill our only child …? Then we can make it
-    across the desert"): the motive a story gives without a word of reason."""
-    return bool(_DELIBERATES.search(text))
