@@ -102,3 +102,10 @@ def test_the_grammars_allow_only_the_numbers_shown_and_parse_in_llama_cpp():
     llama_cpp = pytest.importorskip("llama_cpp")
     for text in (grammar, react, react_grammar(["lookup_sutta"], 3, notes=True)):
         assert llama_cpp.LlamaGrammar.from_string(text, verbose=False) is not None
+
+
+def test_a_summary_quotes_its_blurb_with_the_blurbs_own_quotation_marks_nested():
+    from chat.pipeline.compose import Summary
+
+    s = Summary("SN 35.28", "Burning", "The “all” is burning.")
+    assert s.text == "SuttaCentral's summary of SN 35.28, Burning: “The ‘all’ is burning.” [SN 35.28]"

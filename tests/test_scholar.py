@@ -366,3 +366,27 @@ def test_a_key_fact_written_with_a_straight_apostrophe_is_found_behind_a_curly_o
     said = score_content(row, Answer(answer="“It doesn’t apply, Mister Gotama.” [MN 72:19.18] It's eternal.",
                                      status="answered"))
     assert said["facts"] == 1.0 and said["said_wrong"] == ["it’s eternal"]
+
+
+async def test_asked_what_a_text_is_about_the_answer_opens_with_suttacentrals_summary(base):
+    from chat.pipeline.answer import TokenEvent
+
+    reply = "Thought: ok\nAnswer: MN 10 teaches mindfulness meditation in the land of the Kurus [1]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    events = [ev async for ev in scholar.astream("What is MN 10 about?")]
+    answer = events[-1].answer
+    assert answer.status == "answered"
+    assert answer.answer.startswith("SuttaCentral's summary of MN 10, Mindfulness Meditation: “The four kinds of "
+                                    "mindfulness meditation, taught in detail.” [MN 10]\n\n")
+    # SuttaCentral's words, quoted and attributed: never the model's own sentence
+    assert answer.sentences[0].origin == "quote" and answer.sentences[0].citations == ["MN 10"]
+    # streamed before the model writes, and the stream is the answer: nothing shown is taken back
+    tokens = [ev.text for ev in events if isinstance(ev, TokenEvent)]
+    assert tokens[0].startswith("SuttaCentral's summary of MN 10") and "".join(tokens) == answer.answer
+
+
+async def test_a_question_about_something_in_a_text_gets_no_summary(base):
+    reply = "Thought: ok\nAnswer: MN 10 was taught in the land of the Kurus [1]."
+    scholar, _ = scholar_for(base, [reply, FOLLOW])
+    answer = await scholar.aask("Where was MN 10 taught?")
+    assert "SuttaCentral's summary" not in answer.answer

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from chat.pipeline.answer import Answer, AnswerSentence
 from indexing.vocabulary import segment_key
 from tools.search.windows import REPLY_CHARS, EvidenceWindow
 from tools.turn import TurnRecorder
@@ -116,8 +118,49 @@ def evidence_only(windows: list[EvidenceWindow], shown: str, unnamed: Sequence[s
 
 
 def is_evidence_only(text: str) -> bool:
-    """Whether an answer is the quoted lines alone, under the sentence `evidence_only` opens them with."""
+    """Whether an answer is the quoted lines alone, under the sentence `evidence_only` opens them with (after the
+    text's summary, when one opens the answer)."""
+    if text.startswith(SUMMARY_OPENING):
+        text = text.partition("\n\n")[2]
     return text.startswith((EVIDENCE_ONLY_OPENING, _UNNAMED_OPENING))
+
+
+SUMMARY_OPENING = "SuttaCentral's summary of "
+
+
+@dataclass(frozen=True)
+class Summary:
+    """SuttaCentral's summary (blurb) of the one text a question asks about as a whole: it opens the answer,
+    quoted and attributed, never as the model's words."""
+
+    sutta_id: str
+    title: str
+    blurb: str
+
+    @property
+    def sentence(self) -> str:
+        named = f"{self.sutta_id}, {self.title}" if self.title else self.sutta_id
+        inner = self.blurb.replace("“", "‘").replace("”", "’")  # its own quotation marks, nested in the quotation
+        return f"{SUMMARY_OPENING}{named}: “{inner}”"
+
+    @property
+    def text(self) -> str:
+        """As the answer shows it, with the text's reference (the side panel opens the text)."""
+        return f"{self.sentence} [{self.sutta_id}]"
+
+
+def with_summary(answer: Answer, summary: Summary | None) -> None:
+    """The answer opened by the text's summary (streamed first, so it stays whatever follows): a quotation of
+    SuttaCentral's words, cited to the text; an answer that found nothing else to say is the summary."""
+    if summary is None:
+        return
+    if answer.status == "abstained":
+        # "I don't find this …" under a summary of the very text would take back what it shows
+        answer.answer, answer.status, answer.sentences = summary.text, "answered", []
+    else:
+        answer.answer = f"{summary.text}\n\n{answer.answer}"
+    answer.sentences = [AnswerSentence(text=summary.sentence, origin="quote", citations=[summary.sutta_id]),
+                        *answer.sentences]
 
 
 def edge_of_text(window: EvidenceWindow, *, after: bool) -> str:

@@ -53,7 +53,16 @@ from chat.pipeline.answer import (
     TraceStep,
     failed_answer,
 )
-from chat.pipeline.compose import edge_of_text, evidence_only, key_lines, key_windows, map_numbers, quote_text
+from chat.pipeline.compose import (
+    Summary,
+    edge_of_text,
+    evidence_only,
+    key_lines,
+    key_windows,
+    map_numbers,
+    quote_text,
+    with_summary,
+)
 from chat.pipeline.conversation import Resolution, people_in, resolve, subject_of
 from chat.pipeline.draft import Draft, parse, render
 from chat.pipeline.followups import fallback_followups, generate_followups
@@ -74,6 +83,7 @@ from tools.errors import ToolError
 from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult, build_tools, render_evidence
 from tools.language.words import fold, tokenize, words
 from tools.search.query import analyse_query
+from tools.search.shapes import asks_overview
 from tools.search.windows import EvidenceWindow, closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
 from tools.verification.claim_checks import names
@@ -116,6 +126,7 @@ class _Turn:
     resolution: Resolution = field(default_factory=lambda: Resolution("first", "no conversation"))
     calls: list[ModelCall] = field(default_factory=list)  # every model call of the turn, as the providers report it
     selection: Selection = field(default_factory=Selection)  # the lines chosen to answer; its premise, if any
+    summary: Summary | None = None  # SuttaCentral's summary of the text asked about as a whole
 
     def stamp(self) -> dict[str, float]:
         """The timings once the checked answer stands: its first token and the answer's own seconds added."""
@@ -229,6 +240,7 @@ class Scholar:
         draft, error = await self._write(turn, recorder, plan, canon, done, recap)
         t = time.perf_counter()
         answer = await self._finish(turn, recorder, plan, draft, error, lead)
+        with_summary(answer, turn.summary)
         turn.explained = with_premise(answer, turn.selection, self.library.docstore, turn.explained)
         turn.mark("finish", t)
         writing.output_summary = f"{len(answer.sentences)} sentences; {len(answer.unsupported_claims)} did not stand"
@@ -260,12 +272,26 @@ class Scholar:
         lead = turn.selection.chosen or key_windows(recorder.evidence)
         if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
             emit(self._token(turn, note + "\n\n"))
+        turn.summary = self._summary(turn.question, plan)
+        if turn.summary is not None:  # the text as a whole, in SuttaCentral's words, while the model writes
+            emit(self._token(turn, turn.summary.text + "\n\n"))
         if lead:
             found = TraceStep(tool="key_lines", input={"question": turn.question}, output_summary=key_lines(lead))
             emit(StepEvent(phase="start", step_id="key_lines", step=found))
             emit(StepEvent(phase="end", step_id="key_lines", step=found))
             turn.timings["first_evidence"] = round(time.perf_counter() - turn.started, 3)
         return lead
+
+    def _summary(self, question: str, plan: Plan) -> Summary | None:
+        """SuttaCentral's summary of the one text a question asks about as a whole ("What is the Anattalakkhana
+        Sutta about?"); None for any other question, or a text without one."""
+        named = list(dict.fromkeys([*plan.sutta_ids, *plan.aliases.values()]))
+        if plan.mode != "qa" or len(named) != 1 or not asks_overview(question):
+            return None
+        doc = self.library.docstore.document_by_sutta_id(named[0])
+        if doc is None or not (doc.blurb or "").strip():
+            return None
+        return Summary(doc.sutta_id or named[0], doc.title, doc.blurb.strip())
 
     async def _follow_ups(self, turn: _Turn, answer: Answer) -> None:
         """Two or three questions to go further (the model's, filtered; else built from the citations)."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from indexing.text import tokenize
 from tools.language.reasons import gives_reason
 from tools.language.sentences import applies_a_simile
+from tools.language.words import pattern
 
 _ASKS_MEANING = re.compile(
     r"\b(?:mean|means|meaning|meant|illustrat\w*|stand[s]? for|symboli[sz]\w*|point of|lesson|signif\w*|"
@@ -52,6 +53,15 @@ ABILITY = re.compile(
 _LIST_ITEM_SEPARATORS = re.compile(r"[;,]")
 _ASKS_REASON = re.compile(r"^\W*why\b|\bwhy (?:did|does|do|is|was|were|are|would|should|must|can|could)\b|"
                           r"\bfor what reason\b|\bwhat (?:is|was) the reason\b|\bhow come\b", re.IGNORECASE)
+
+
+_ASKS_OVERVIEW = re.compile(pattern("asks_overview").pattern, re.IGNORECASE)
+
+
+def asks_overview(question: str) -> bool:
+    """The question asks what a text is about as a whole ("What is the Anattalakkhana Sutta about?", "Summarize
+    MN 10"), not about something in it ("What does MN 21 say about anger?")."""
+    return bool(_ASKS_OVERVIEW.search(question.strip()))
 
 
 @dataclass(frozen=True)
