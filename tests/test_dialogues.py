@@ -371,3 +371,14 @@ def test_embedded_model_keeps_the_thread_of_a_two_turn_dev_dialogue(monkeypatch,
     for turn, answer in zip(dialogue["turns"], (first, second), strict=True):
         passed, problems = score_turn(turn, answer)
         assert passed, (turn["q"], problems, answer.answer)
+
+
+async def test_asked_what_it_is_about_the_text_the_conversation_is_on_is_summarised(base, tmp_path):
+    feelings = "Thought: ok\nAnswer: MN 10 speaks of feelings [1]."
+    whole = "Thought: ok\nAnswer: MN 10 teaches mindfulness meditation [1]."
+    scholar, _ = scholar_for(base, [feelings, FOLLOW, whole, FOLLOW], memory_db=tmp_path / "m.sqlite")
+    first = await scholar.aask("What does MN 10 say about feelings?", session_id="s")
+    assert "SuttaCentral's summary" not in first.answer
+    answer = await scholar.aask("What is it about?", session_id="s")
+    assert answer.resolution.scope == ["MN 10"]
+    assert answer.answer.startswith("SuttaCentral's summary of MN 10, Mindfulness Meditation: “The four kinds")

@@ -390,3 +390,15 @@ async def test_a_question_about_something_in_a_text_gets_no_summary(base):
     scholar, _ = scholar_for(base, [reply, FOLLOW])
     answer = await scholar.aask("Where was MN 10 taught?")
     assert "SuttaCentral's summary" not in answer.answer
+
+
+@pytest.mark.parametrize(("question", "overview"), [
+    ("What is the Anattalakkhana Sutta about?", True), ("Summarize MN 21", True), ("What does DN 31 teach?", True),
+    ("What is the Metta Sutta?", True), ("What is it about?", True),
+    ("What does MN 21 say about anger?", False), ("What does the Fire Sermon say is burning?", False),
+    ("What is the middle way according to the first sermon?", False), ("What does the next verse say?", False),
+])
+def test_a_question_about_a_text_as_a_whole_is_told_from_one_about_something_in_it(question, overview):
+    from tools.search.shapes import asks_overview
+
+    assert asks_overview(question) is overview

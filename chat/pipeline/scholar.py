@@ -284,8 +284,9 @@ class Scholar:
 
     def _summary(self, question: str, plan: Plan) -> Summary | None:
         """SuttaCentral's summary of the one text a question asks about as a whole ("What is the Anattalakkhana
-        Sutta about?"); None for any other question, or a text without one."""
-        named = list(dict.fromkeys([*plan.sutta_ids, *plan.aliases.values()]))
+        Sutta about?", or "What is it about?" of the text the conversation is on); None for any other question, or
+        a text without one."""
+        named = list(dict.fromkeys([*plan.sutta_ids, *plan.aliases.values()])) or list(plan.scope)
         if plan.mode != "qa" or len(named) != 1 or not asks_overview(question):
             return None
         doc = self.library.docstore.document_by_sutta_id(named[0])

@@ -56,12 +56,16 @@ _ASKS_REASON = re.compile(r"^\W*why\b|\bwhy (?:did|does|do|is|was|were|are|would
 
 
 _ASKS_OVERVIEW = re.compile(pattern("asks_overview").pattern, re.IGNORECASE)
+# "What does the next verse say?" asks for a part read on to, not for the whole text
+_READS_ON = [re.compile(pattern(name).pattern, re.IGNORECASE) for name in ("next", "before", "one_unit")]
 
 
 def asks_overview(question: str) -> bool:
     """The question asks what a text is about as a whole ("What is the Anattalakkhana Sutta about?", "Summarize
-    MN 10"), not about something in it ("What does MN 21 say about anger?")."""
-    return bool(_ASKS_OVERVIEW.search(question.strip()))
+    MN 10"), not about something in it ("What does MN 21 say about anger?") or a part read on to ("What does the
+    next verse say?")."""
+    q = question.strip()
+    return bool(_ASKS_OVERVIEW.search(q)) and not any(p.search(q) for p in _READS_ON)
 
 
 @dataclass(frozen=True)
