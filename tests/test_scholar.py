@@ -380,6 +380,9 @@ async def test_asked_what_a_text_is_about_the_answer_opens_with_suttacentrals_su
                                     "mindfulness meditation, taught in detail.” [MN 10]\n\n")
     # SuttaCentral's words, quoted and attributed: never the model's own sentence
     assert answer.sentences[0].origin == "quote" and answer.sentences[0].citations == ["MN 10"]
+    # its reference is a citation (a chip in the chat), whose excerpt is what the sentence quotes
+    summary = next(c for c in answer.citations if c.ref == "MN 10")
+    assert summary.excerpt.startswith("The four kinds of mindfulness meditation")
     # streamed before the model writes, and the stream is the answer: nothing shown is taken back
     tokens = [ev.text for ev in events if isinstance(ev, TokenEvent)]
     assert tokens[0].startswith("SuttaCentral's summary of MN 10") and "".join(tokens) == answer.answer

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chat.pipeline.answer import Answer, AnswerSentence
+from chat.pipeline.answer import Answer, AnswerSentence, Citation
 from indexing.vocabulary import segment_key
 from tools.search.windows import REPLY_CHARS, EvidenceWindow
 from tools.turn import TurnRecorder
@@ -161,6 +161,10 @@ def with_summary(answer: Answer, summary: Summary | None) -> None:
         answer.answer = f"{summary.text}\n\n{answer.answer}"
     answer.sentences = [AnswerSentence(text=summary.sentence, origin="quote", citations=[summary.sutta_id]),
                         *answer.sentences]
+    if not any(c.ref == summary.sutta_id for c in answer.citations):
+        # the reference a chip: its panel shows what the sentence quotes, the summary, under the text's title
+        answer.citations = [Citation(ref=summary.sutta_id, sutta_id=summary.sutta_id, title=summary.title,
+                                     excerpt=summary.blurb), *answer.citations]
 
 
 def edge_of_text(window: EvidenceWindow, *, after: bool) -> str:
