@@ -364,6 +364,9 @@ def test_ten_simultaneous_chats_keep_their_own_memory(chat_url):
     results = asyncio.run(run())
     assert len(results) == 10
     for sutta, first, second in results:
-        assert first and all(r.upper().startswith(sutta.upper() + ":") for r in first), (sutta, first)
+        # "What does MN 10 say?" asks about the text as a whole: its summary is cited to the text itself
+        assert first and all(r.upper() == sutta.upper() or r.upper().startswith(sutta.upper() + ":")
+                             for r in first), (sutta, first)
+        assert any(r.upper().startswith(sutta.upper() + ":") for r in first), (sutta, first)
         # "what comes right after that?" can only be answered from this chat's own previous turn
         assert second and all(r.upper().startswith(sutta.upper() + ":") for r in second), (sutta, second)
