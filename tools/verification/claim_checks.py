@@ -344,13 +344,17 @@ def negation_check(claim: str, evidence: str) -> str | None:
     return None
 
 
+def claims_a_reason(claim: str) -> bool:
+    """The sentence, outside its quotations, gives a reason ("… because …"): a reason quoted in the text's own
+    words is the text's."""
+    return asserts_reason(_QUOTED.sub(" ", claim))
+
+
 def reason_check(claim: str, cited: list[str]) -> str | None:
     """A sentence that claims a reason ("… stopped because he wanted to hear the verse") says the text gives it: one
     of the lines it cites must give a reason. Asked why, a small model joins two true lines of a story with
-    "because", and each half's words are in the lines; that the one explains the other is the model's. A reason
-    quoted in the text's own words is the text's. `cited` empty (the whole text cited, or no line known): no
-    finding."""
-    said = _QUOTED.sub(" ", claim)
-    if not cited or not asserts_reason(said) or any(gives_reason(line) for line in cited):
+    "because", and each half's words are in the lines; that the one explains the other is the model's. `cited`
+    empty (the whole text cited, or no line known): no finding."""
+    if not cited or not claims_a_reason(claim) or any(gives_reason(line) for line in cited):
         return None
     return "the cited lines give no reason"

@@ -362,20 +362,22 @@ class EvidenceIndex:
         return found
 
 
+def _bounds(view: SuttaView, local: str) -> tuple[int, int] | None:
+    """The positions of the first and last segment `local` names: `3.1` one segment, `3` its section's all."""
+    uid = view.doc.doc_id
+    exact = view.position.get(f"{uid}:{local}")
+    if exact is not None:
+        return exact, exact
+    prefix = f"{uid}:{local}."
+    found = [i for seg_id, i in view.position.items() if seg_id.startswith(prefix)]
+    return (min(found), max(found)) if found else None
+
+
 def cited_span(view: SuttaView, start: str | None, end: str | None) -> tuple[int, int] | None:
     """The positions of the first and last segment a citation's range names (`3.1`–`3.4`; a section `3` is all its
     segments); None when it names none, or the whole text."""
-    def bounds(local: str) -> tuple[int, int] | None:
-        uid = view.doc.doc_id
-        exact = view.position.get(f"{uid}:{local}")
-        if exact is not None:
-            return exact, exact
-        prefix = f"{uid}:{local}."
-        found = [i for seg_id, i in view.position.items() if seg_id.startswith(prefix)]
-        return (min(found), max(found)) if found else None
-
-    first = bounds(start) if start else None
-    last = bounds(end) if end else first
+    first = _bounds(view, start) if start else None
+    last = _bounds(view, end) if end else first
     if first is None or last is None:
         return None
     return min(first[0], last[0]), max(first[1], last[1])
@@ -383,11 +385,7 @@ def cited_span(view: SuttaView, start: str | None, end: str | None) -> tuple[int
 
 def segment_exists(view: SuttaView, local: str) -> bool:
     """`3.1` names a segment; `3` names a section (any segment `3.x`)."""
-    uid = view.doc.doc_id
-    if f"{uid}:{local}" in view.position:
-        return True
-    prefix = f"{uid}:{local}."
-    return any(s.startswith(prefix) for s in view.position)
+    return _bounds(view, local) is not None
 
 
 class EmbeddingScorer:

@@ -25,6 +25,7 @@ from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
 from tools.verification.claim_checks import (
+    claims_a_reason,
     count_check,
     count_holder_check,
     counted,
@@ -406,7 +407,7 @@ class ClaimVerifier:
             absent = self._absent_from_texts(plain, views)
             if absent:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
-        if strict and verdict.verdict == "supported" and not verbatim:
+        if strict and verdict.verdict == "supported" and not verbatim and claims_a_reason(plain):
             # a whole text cited names no lines: which of them is to give the reason is not said (a reader's
             # "he left because it led only to rebirth there" of MN 26, whose reason is "So, not satisfied …")
             cited = self._cited_lines(sentence.citations, views)
@@ -459,17 +460,14 @@ class ClaimVerifier:
         """The lines where the sentence's words were found, `REASON_MARGIN` segments wider each side: a cited window
         may hold a reason the sentence's lines are far from ("that's why I've stopped", three lines before the
         lines the sentence restates). [] when a part has no such lines."""
-        by_doc = {v.doc.doc_id: v for v in views}
         lines: list[str] = []
         for result in results:
             ev = result.evidence
-            view = next((v for v in by_doc.values() if ev is not None and v.sutta_id == ev.sutta_id), None)
+            view = next((v for v in views if ev is not None and v.sutta_id == ev.sutta_id), None)
             if ev is None or view is None or ev.seg_start not in view.position:
                 return []
             lo = view.position[ev.seg_start]
-            hi = view.position.get(ev.seg_end or ev.seg_start, lo)
-            lo, hi = max(0, lo - REASON_MARGIN), min(len(view.segments) - 1, hi + REASON_MARGIN)
-            lines.extend(seg.en for seg in view.segments[lo : hi + 1])
+            lines.extend(_around(view, lo, view.position.get(ev.seg_end or ev.seg_start, lo)))
         return lines
 
     def _cited_lines(self, refs: list[CitationRef], views: list[SuttaView]) -> list[str]:
@@ -483,8 +481,7 @@ class ClaimVerifier:
             span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
             if view is None or span is None:
                 return []
-            lo, hi = max(0, span[0] - REASON_MARGIN), min(len(view.segments) - 1, span[1] + REASON_MARGIN)
-            lines.extend(s.en for s in view.segments[lo : hi + 1])
+            lines.extend(_around(view, *span))
         return lines
 
     def _verbatim(self, sentence: str, views: list[SuttaView]) -> bool:
@@ -843,6 +840,11 @@ def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
             if doc is not None:
                 out.add(doc.doc_id)
     return out
+
+
+def _around(view: SuttaView, lo: int, hi: int) -> list[str]:
+    """The English of segments lo..hi, `REASON_MARGIN` more each side."""
+    return [s.en for s in view.segments[max(0, lo - REASON_MARGIN) : min(len(view.segments), hi + REASON_MARGIN + 1)]]
 
 
 class Framing(frozenset):
