@@ -367,7 +367,8 @@ def refresh_cards(settings: ScholarSettings, docstore: DocStore, get_model: Call
         bm25.build([(c.doc_id, c.bm25_text()) for c in cards])
         bm25.save()
         report.bm25_rebuilt = True
-    text_marker.write_text(json.dumps({"fingerprint": text_print, "cards": len(cards)}))
+    # the vectors left owed, which the semantic phase reads: a changed card's old vector still counts in the store
+    text_marker.write_text(json.dumps({"fingerprint": text_print, "cards": len(cards), "pending": report.pending}))
     # the marker lets the next run skip all this: written only once every vector is in, and gone while one is
     # missing, so a run stopped before the vectors are done is finished by the next, whatever else changed
     if not report.pending:

@@ -53,8 +53,9 @@ class SemanticReport:
 def current_progress(settings: ScholarSettings, docstore: DocStore, chroma: ChromaStore,
                      owed: int | None = None) -> SemanticProgress:
     """The progress record as the stores stand (`owed`: the passages known to lack a vector). Card vectors count
-    as done when the cards' marker says they are complete; otherwise by their number, which the cards' own refresh
-    makes exact (a changed card's old vector counts until it is embedded again)."""
+    as done when the cards' marker says they are complete; otherwise as the cards' text refresh left them (its
+    `pending`: a card changed by a name table alone keeps its old vector in the store, which must not count), or
+    by their number where it did not say."""
     total = docstore.chunk_count()
     done = total - owed if owed is not None else min(total, chroma.count())
     marker = cards_dir(settings) / "inputs.json"
@@ -64,6 +65,10 @@ def current_progress(settings: ScholarSettings, docstore: DocStore, chroma: Chro
     else:
         cards_total = 2 * len(load_cards(cards_dir(settings)))
         cards_done = min(cards_total, open_card_vectors(settings).count())
+        text_marker = cards_dir(settings) / "text.json"
+        pending = json.loads(text_marker.read_text()).get("pending") if text_marker.exists() else None
+        if pending:
+            cards_done = min(cards_done, max(0, cards_total - int(pending)))
     previous = read_progress(settings.index_dir)
     record = SemanticProgress(chunks_done=done, chunks_total=total, cards_done=cards_done, cards_total=cards_total,
                               rate=previous.rate if previous else 0.0)

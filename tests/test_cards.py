@@ -155,3 +155,21 @@ def test_a_stale_card_vector_is_embedded_again_and_its_name_vector_kept(tmp_path
     fake = FakeEmbedding(model_name="fake")
     report = refresh_cards(settings, indexes.docstore, lambda: fake, docs_changed=True)
     assert report.embedded == 1 and report.vectors_embedded == 1 and fake.texts_embedded == 1
+
+
+def test_a_new_title_in_the_titles_table_alone_embeds_that_card_again(tmp_path):
+    # No document changes, so the ingest's lexical phase rewrites the cards' text and leaves their vectors owed; the
+    # semantic phase must then embed the changed card, not count the stale vectors as done.
+    tree = write_names_corpus(tmp_path / "corpus")
+    titles = tmp_path / "titles.csv"
+    titles.write_text("alias,sutta_id,translator,source\n", encoding="utf-8")
+    settings = ScholarSettings(_env_file=None, index_dir=tmp_path / "index", corpus_paths=[tree], chroma_url=None,
+                               titles_csv=titles)
+    embed = FakeEmbedding(model_name="fake")
+    ingest(settings, [tree], embed_model=embed, progress=False)
+    titles.write_text("alias,sutta_id,translator,source\nThe Dog Tied Up,SN 22.99,someone,a page\n", encoding="utf-8")
+    embed.reset_counts()
+    again = ingest(settings, [tree], embed_model=embed, progress=False)
+    assert again.cards_embedded == 1 and embed.texts_embedded == 1  # the card; its name vector holds no other names
+    assert "The Dog Tied Up" in load_cards(cards_dir(settings))["sn22.99"].names
+    assert ingest(settings, [tree], embed_model=embed, progress=False).cards_embedded == 0
