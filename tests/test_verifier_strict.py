@@ -303,3 +303,33 @@ def test_a_reason_in_the_cited_window_far_from_the_sentences_lines_does_not_coun
     v = _verify(stores, "Moggallāna went to the Eastern Monastery because he stayed there for seven days "
                         "[MN 202:2.1–3.1].", retrieved=("mn202",))
     assert v.finding is Finding.REASON_UNSTATED, v.reason
+
+
+class _Cards:
+    """The library's cards as the verifier reads them: a text's other names (nicknames, other translators' titles)."""
+
+    def __init__(self, names: dict[str, list[str]]):
+        self.by_sutta = {sid: type("Card", (), {"names": n})() for sid, n in names.items()}
+
+
+class _Tables:
+    def __init__(self, names: dict[str, list[str]]):
+        self.cards = _Cards(names)
+
+
+def test_a_text_named_by_another_of_its_names_is_not_someone_its_lines_must_mention(stores):
+    # "The Fire Sermon says …" of SN 35.28, whose lines never say "sermon": the name is the text's, as its title is
+    store, bm25 = stores
+    sentence = "The Lotus Sermon says the Realized One grew up in the world but lives unsoiled by it"
+    refs = find_citations("[MN 201:3.3]")
+
+    def verdict(names):
+        verifier = ClaimVerifier(EvidenceIndex(store, bm25), tables=_Tables(names))
+        return verifier.verify([Sentence(sentence + ".", refs)], passages_of(store, "mn201", "mn202"),
+                               strict=True).verdicts[0]
+
+    assert verdict({"MN 201": ["The Lotus Sermon", "Nadī Sutta"]}).verdict == "supported"
+    assert verdict({}).verdict == "unsupported"
+    # another text's name is no name of this one; nor is one word of a name ("Sermon" alone)
+    assert verdict({"MN 202": ["The Lotus Sermon"]}).verdict == "unsupported"
+    assert verdict({"MN 201": ["Sermon"]}).verdict == "unsupported"

@@ -511,6 +511,7 @@ class ClaimVerifier:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
         the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta)."""
         lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
+        lowercase |= self._other_names_written(sentence, views)
         for key, word in names(_strip_framing(sentence), lowercase).items():
             if not any(_name_in_view(key, v) or _name_in_view(joined_name(key, word), v) for v in views):
                 return Finding.NAME_DIFFERS, f"the cited text does not mention {word}"
@@ -572,8 +573,10 @@ class ClaimVerifier:
     def _judge(self, judge, verdict: Verdict, views: list[SuttaView]) -> None:
         """A locally supported sentence whose words the passage does not explain is unsupported after all."""
         passage, known = _judge_passage(self.index, verdict.sentence, views)
-        # a title the sentence names its text by ("according to the Lakkhana Sutta") is no word of the passage
+        # a title the sentence names its text by ("according to the Lakkhana Sutta", "the Fire Sermon") is no word of
+        # the passage
         known |= _titles_named(verdict.sentence, views)
+        known |= {t for w in self._other_names_written(verdict.sentence, views) for t in words(w)}
         judged = judge.judge(_strip_framing(verdict.sentence), passage, known=known)
         verdict.judge = "judge"
         if not judged.supported:
@@ -723,6 +726,7 @@ class ClaimVerifier:
         evidence: it fixes the window, and the sentence's other words need only the looser share
         `QUOTE_FRAME_SUPPORT` around it ("the Buddha tells the aged householder to train like this: “…”")."""
         known = {t for v in views for t in v.title_names} | self._joined_names(text, views) | _titles_named(text, views)
+        known |= {t for w in self._other_names_written(text, views) for t in words(w)}
         alts = alternatives_in(text)
         quoted = [q for q in quotations(text) if any(f" {plain_words(q)} " in f" {self._words_of(v)} " for v in views)]
         if quoted:
@@ -772,6 +776,26 @@ class ClaimVerifier:
                 best = (window, share)
         return best
 
+    def _other_names_written(self, text: str, views: list[SuttaView]) -> frozenset[str]:
+        """The folded words of another name of a cited text that the sentence writes whole, from the library's
+        cards (a nickname or another translator's title: "The Fire Sermon says …" of SN 35.28, whose lines never
+        say "sermon"). They name the text, as its own title's words do (`_titles_named`), not someone or something
+        its lines must mention. A name of one word is left out: alone it may be anyone's ("Burning")."""
+        cards = self.tables.cards if self.tables is not None else None
+        if cards is None:
+            return frozenset()
+        written = f" {' '.join(folded_words(text))} "
+        out: set[str] = set()
+        for view in views:
+            card = cards.by_sutta.get(view.sutta_id)
+            for name in card.names if card is not None else ():
+                said = folded_words(name)
+                while said and said[0] in _ARTICLES:
+                    said = said[1:]
+                if len(said) >= 2 and f" {' '.join(said)} " in written:
+                    out.update(said)
+        return frozenset(out)
+
     def _joined_names(self, text: str, views: list[SuttaView]) -> set[str]:
         """The words of a name written in two ("Maha Kassapa") that the cited text writes as one ("Mahākassapa"):
         found where the text names that person, as the name check found it."""
@@ -785,7 +809,7 @@ class ClaimVerifier:
         reason = number_check(text, region)
         if reason:
             return Finding.NUMBER_DIFFERS, reason
-        not_names = view.lowercase | _title_words(view)
+        not_names = view.lowercase | _title_words(view) | self._other_names_written(text, [view])
         claim_names = names(text, not_names)
         if claim_names:
             reason = name_check(claim_names, window.region(3), names(window.region(1), not_names))
@@ -927,6 +951,9 @@ def _name_in_view(key: str, view: SuttaView) -> bool:
     # inflected forms (Sāriputta's, Kosalans) share a stem with the text's own spelling
     stem = key[: max(4, len(key) - 2)]
     return any(t.startswith(stem) for t in view.tokens) or stem in fold(f"{view.doc.title} {view.doc.title_pali}")
+
+
+_ARTICLES = ("the", "a", "an")
 
 
 def _titles_named(text: str, views: list[SuttaView]) -> set[str]:
