@@ -356,9 +356,14 @@ def test_a_follow_up_about_parallels_asks_the_table_about_the_text_under_discuss
 
     previous = PreviousTurn("What does MN 10 say about feelings?", "Feelings are observed [MN 10:4.1].",
                             cited_refs=["MN 10:4.1"], cited_suttas=["MN 10"], subject_suttas=["MN 10"])
-    _, plan = resolve(lib, analyse_query(lib, "Does this sutta have parallels in the Chinese Āgamas?"), [previous])
-    step = plan.steps[0]
-    assert isinstance(step, TableStep) and step.kwargs["sutta_id"] == "MN 10" and step.tool == "find_parallels"
+    # asked with "this sutta", with a pronoun, and with the reader's own turn of phrase, including "a parallel": each
+    # the same question of the table (the pronoun's was read as "the same elsewhere" and only searched)
+    for question in ("Does this sutta have parallels in the Chinese Āgamas?", "does it have a parallel in the Āgamas?",
+                     "Is there a parallel to it in the Chinese Agamas?"):
+        resolution, plan = resolve(lib, analyse_query(lib, question), [previous])
+        step = plan.steps[0]
+        assert isinstance(step, TableStep) and step.kwargs["sutta_id"] == "MN 10" and step.tool == "find_parallels", \
+            (question, resolution)
 
 
 def test_a_texts_own_group_in_the_table_decides_which_parallels_are_full(tmp_path):

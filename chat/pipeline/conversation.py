@@ -147,6 +147,8 @@ def resolve(library, analysis: QueryAnalysis, turns: list[PreviousTurn], *, mode
                   "same": "it asks whether other texts say the same"}[kind]
         continued = _continuation(_plan_of(analysis, mode, kind), analysis, anchor)
         continued.scope = scope if kind != "same" else []
+        if kind == "same":  # "does it have a parallel in the Āgamas?": the table of the text under discussion first
+            continued = with_table_first(continued, analysis, anchor)
         return Resolution("follow_up", reason, scope=continued.scope, continues=anchor.question,
                           follow_up=kind, people=anchor.people), continued
 
