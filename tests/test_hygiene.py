@@ -54,6 +54,16 @@ def test_a_clause_left_dangling_after_the_checks_goes_whole():
     assert without_dangling_clauses(f"{kept}\n\n## Gaps") == f"{kept}\n\n## Gaps"  # a study notes heading
 
 
+def test_a_sentence_that_ends_on_a_particle_as_its_lines_do_is_whole():
+    # "on" closes "holding on" as it closes the raft simile's own clause; left open, it is a fragment still
+    lines = ["In the same way, I have taught a simile of the teaching as a raft: for crossing over, "
+             "not for holding on."]
+    whole = "The simile of the raft is about crossing over, not holding on [MN 22:13.26]."
+    assert without_dangling_clauses(whole, lines) == whole
+    assert without_dangling_clauses("The raft is held on [MN 22:13.26].", lines) == ""
+    assert without_dangling_clauses(whole) == ""
+
+
 def test_an_aside_from_another_text_that_shares_nothing_with_the_question_goes():
     question = "What did the Buddha tell Vacchagotta about where an extinguished fire goes?"
     draft = ("A quenched fire goes in no direction [MN 72:19.17]. Having extinguished these fires, they become fully "

@@ -119,7 +119,7 @@ def without_dangling_clauses(draft: Draft, evidence: Sequence[str] = ()) -> Draf
         if i == last and not s.citations and not ends_sentence(whole) and not headed:
             return Reason.FRAGMENT  # "The passages": what the checks left of a last sentence, with nothing to cite
         last_word = plain.rsplit(" ", 1)[-1]
-        if last_word.lower() in _DANGLING or _COMMA_END.search(whole):
+        if (last_word.lower() in _DANGLING and not _ends_as_lines_do(plain, flat)) or _COMMA_END.search(whole):
             return Reason.FRAGMENT  # a dangling clause
         if _CLAUSE_ONLY.match(plain):
             return Reason.FRAGMENT  # a clause without its sentence
@@ -144,6 +144,17 @@ def _quotes_paired(line: Line) -> Line:
     if (opened := _OPENED.search(text)) and (end := _QUOTE_END.search(text, opened.end())):
         return replace(line, written=text[: end.start()] + '"' + text[end.start():])
     return replace(line, written=_QUOTE_AFTER_REF.sub(r"\1", text, count=1))
+
+
+def _ends_as_lines_do(plain: str, evidence: Sequence[str]) -> bool:
+    """Whether the sentence's last two words close a clause of the lines too: "not for holding on." ends as the
+    raft simile does (MN 22: "for crossing over, not for holding on."), a particle, not a preposition left open."""
+    tail = plain.split()[-2:]
+    if len(tail) < 2:
+        return False
+    phrase = r"\W+".join(re.escape(w.strip("“”‘’\"',;:")) for w in tail)
+    pattern = re.compile(rf"\b{phrase}\s*[.,;:!?’”\"]", re.IGNORECASE)
+    return any(pattern.search(e) for e in evidence)
 
 
 def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
