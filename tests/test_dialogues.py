@@ -31,6 +31,9 @@ def _prompt_text(llm, call: int = 0) -> str:
     "To whom was it taught?", "Which questions did he want answered?", "What happened to them then?",
     "And what do those in turn fulfil?", "Why does that discourse say so?", "What did she do there?",
     "Who was listening?", "And the third one?", "What about anger?",
+    "What did Sāriputta say to him?",  # an object pronoun is someone other than the person the question names
+    "What did Sāriputta say about it before he left?",  # "he" is Sāriputta, "it" is the conversation's
+    "Why did the Buddha say he would not teach?",  # "the Buddha" is everyone's subject, so "he" may be anyone's
 ])
 def test_questions_that_lean_on_the_conversation(question):
     assert leans_on_conversation(question) is not None
@@ -40,6 +43,8 @@ def test_questions_that_lean_on_the_conversation(question):
     "Where do these texts compare the teaching to a raft?",  # "these texts" is the canon, not the last answer
     "Is there a teaching on crossing a flood by raft?",  # "is there" points at nothing
     "What does the Buddha teach about the four noble truths of suffering?",
+    "Who was Angulimala's teacher before he met the Buddha?",  # "he" is the person the question itself names
+    "What did Kisā Gotamī learn when she went from house to house?",
 ])
 def test_questions_that_stand_on_their_own_words(question):
     assert leans_on_conversation(question) is None

@@ -36,6 +36,7 @@ from tools.language.words import fold, pattern, tokenize, word_list
 from tools.references import asks_for_parallels, parse_reference, without_book_names
 from tools.search.query import NamedSutta, QueryAnalysis, doc_of, named_sutta
 from tools.search.windows import question_words
+from tools.verification.claim_checks import names
 
 __all__ = ["Resolution", "asks_elsewhere", "choose_mode", "collection_hint", "follow_up_kind",
            "leans_on_conversation", "make_plan", "new_subject_cue", "parallel_plan", "people_in", "resolve",
@@ -58,6 +59,7 @@ _BEFORE = pattern("before")
 _SAME = pattern("same")
 _ANAPHORA = pattern("anaphora")
 _POINTER = pattern("pointer")
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "his"})
 _DEMONSTRATIVE = pattern("demonstrative")
 _NOT_POINTERS = pattern("not_pointers")
 _ELLIPSIS = pattern("ellipsis")
@@ -106,7 +108,13 @@ def leans_on_conversation(question: str) -> str | None:
     plain = _NOT_POINTERS.sub(" ", folded)
     if m := _DEMONSTRATIVE.search(plain):
         return f"it points back ({m.group(0).strip(' ?')!r})"
-    if m := _POINTER.search(plain):
+    named_at = [plain.find(key) for key in names(question)]
+    for m in _POINTER.finditer(plain):
+        # "Who was Angulimala's teacher before he met the Buddha?": a subject pronoun after a person the question
+        # itself names is that person, not someone of the conversation's ("What did Sāriputta say to him?" still
+        # points back: an object is someone else)
+        if m.group(0) in _SUBJECT_PRONOUNS and any(0 <= at < m.start() for at in named_at):
+            continue
         return f"it points back ({m.group(0)!r})"
     own = _own_words(question)
     if _ELLIPSIS.search(folded) and len(own) <= 3:
