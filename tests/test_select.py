@@ -219,6 +219,17 @@ def test_a_follow_up_asking_again_what_was_just_answered_is_dropped_but_a_furthe
     assert got == ["Why is the eye burning?"]
 
 
+def test_a_yes_or_no_follow_up_made_of_the_answers_words_is_dropped_and_so_is_the_question_asked_of_a_chapter():
+    answered = "Dhp 183 says to not do evil, embrace the good, and purify one's mind [Dhp 183:1–3]."
+    got = usable_followups([
+        "Does Dhp 184 say to not do evil, embrace the good, and purify one's mind?",  # whether it said what it said
+        "What does The Buddhas say about Dhp 183?",  # the question again, asked of its chapter's title
+        "Does the Buddha say patience is the ultimate fervor?",  # yes or no, but about what was not answered
+        "What does Dhp 184 say?",
+    ], asked="What does Dhp 183 say?", answered=answered)
+    assert got == ["Does the Buddha say patience is the ultimate fervor?", "What does Dhp 184 say?"]
+
+
 async def test_the_fallback_fills_in_for_model_follow_ups_that_restate_the_premise():
     llm = ScriptedLLM(["Why are women incapable of becoming arahants?\nWhy can women not become arahants?"])
     got, source = await generate_followups(llm, "Why did the Buddha say that women cannot become arahants?",

@@ -106,6 +106,11 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
         if answer_words and share_asked >= 0.5 and _opener(q) == _opener(asked) and sum(
                 w in answer_words | asked_words for w in words) / len(words) >= ANSWERED:
             continue
+        # a yes-or-no question made of the answer's own words only asks whether it said what it said ("Does Dhp 184
+        # say to not do evil, embrace the good …?" after an answer saying so of Dhp 183)
+        if answer_words and _opener(q) in _YES_NO and sum(
+                w in answer_words | asked_words for w in words) / len(words) >= ANSWERED:
+            continue
         if premise and same_premise(q, premise):
             continue
         if known is not None and any(not known(w) for w in _names(q)):
@@ -129,8 +134,9 @@ def _words(text: str) -> list[str]:
     return [t for t in dict.fromkeys(tokenize(text)) if t not in _QUESTION_FRAME]
 
 
-_QUESTION_FRAME = frozenset(tokenize("buddha text texts discourse discourses sutta suttas teaching say says "
+_QUESTION_FRAME = frozenset(tokenize("buddha buddhas text texts discourse discourses sutta suttas teaching say says "
                                      "said describe describes explain explains passage passages"))
+_YES_NO = frozenset({"does", "do", "did", "is", "are", "was", "were", "can", "could", "would", "should"})
 
 
 async def generate_followups(llm, question: str, answer: str, citations: list[Citation], *, count: int = 3,
