@@ -50,6 +50,30 @@ def test_questions_that_stand_on_their_own_words(question):
     assert leans_on_conversation(question) is None
 
 
+class _Asked:
+    """A question as the resolver reads it, naming no text."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def named_by(self, _how: str) -> list:
+        return []
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Where does the Buddha compare anger to a saw?", None),  # "compare", but anger and a saw are its own subject
+    ("Does the Middle Discourses say that too?", "same"),  # nothing of its own: the last subject, elsewhere
+    ("Is it also in the Majjhima?", "more"),
+])
+def test_a_word_of_the_same_elsewhere_does_not_make_a_question_with_its_own_subject_a_follow_up(question, kind):
+    from chat.pipeline.conversation import follow_up_kind
+    from chat.pipeline.plan import PreviousTurn
+
+    previous = PreviousTurn("What is the third method?", "The third method … [SN 48.43:4.8].",
+                            cited_refs=["SN 48.43:4.8"], cited_suttas=["SN 48.43"], subject_suttas=["SN 48.43"])
+    assert follow_up_kind(_Asked(question), previous) == kind
+
+
 def test_people_an_answer_names_with_a_title():
     text = "Venerable Māluṅkyaputta asked; King Yama questions them [AN 3.36:2.1]. The Buddha answered."
     assert people_in(text) == ["Māluṅkyaputta", "Yama"]

@@ -290,12 +290,24 @@ def follow_up_kind(analysis: QueryAnalysis, previous: PreviousTurn | None) -> Fo
         return "next"
     if _BEFORE.search(folded) and previous.cited_refs:
         return "before"
-    if _SAME.search(folded) and not has_own_subject:
+    if _SAME.search(folded) and not has_own_subject and not _brings_a_subject(folded, previous):
         return "same"
     # Short questions leaning on a pronoun ("why does he say that?") only make sense with the previous turn.
     if not has_own_subject and len(_WORD.findall(folded)) <= 9 and _ANAPHORA.search(folded):
         return "more"
     return None
+
+
+def _brings_a_subject(folded: str, previous: PreviousTurn) -> bool:
+    """Whether a question with a word of "the same elsewhere" ("compare", "too") still brings a subject of its own:
+    two words besides that cue, the book names and the fillers of such follow-ups, that the last turn's question
+    never used. "Where does the Buddha compare anger to a saw?" asks about anger and a saw, not whether other texts
+    say what the last answer said; "Does the Long Discourses have the same instruction?" brings nothing new."""
+    rest = _COLLECTION_NAMES.sub(" ", _SAME.sub(" ", without_book_names(folded)))
+    before = set(question_words(f"{previous.question} {previous.search_query or ''}"))
+    new = [w for w in question_words(_POINTER.sub(" ", rest))
+           if w not in before and w not in _PARALLEL_FILLER and w not in _FRAMING]
+    return len(new) >= 2
 
 
 def _content_words(text: str) -> int:
