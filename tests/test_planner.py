@@ -31,6 +31,14 @@ def test_sutta_id_in_question_plans_a_lookup_of_its_documents(make_plan):
     assert plan.steps[0].sutta.doc_ids == ["mn21"]
 
 
+def test_asked_who_or_where_of_a_named_text_its_opening_competes_with_its_other_lines(make_plan):
+    # "Where was the Buddha staying when he taught …?": where the texts say so is the opening, which a lookup
+    # otherwise leaves to the lines matching the question's other words
+    assert make_plan("Where was the Buddha staying when he taught MN 21?").steps[0].setting
+    assert make_plan("To whom did the Buddha teach MN 21?").steps[0].setting
+    assert not make_plan("What does MN 21 say about the saw?").steps[0].setting
+
+
 def test_a_sutta_inside_a_range_document_is_looked_up_there(make_plan):
     plan = make_plan("Who should one seek according to SN 12.110?")
     assert plan.steps[0].sutta.doc_ids == ["sn12.104-114"]

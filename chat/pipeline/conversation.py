@@ -367,9 +367,12 @@ def _first_question(plan: Plan, analysis: QueryAnalysis) -> Plan:
     referenced = analysis.named_by("reference")
     named = referenced + [n for n in analysis.named_by("alias") if n.sutta_id not in plan.sutta_ids]
     plan.search_query = topic or plan.question
+    # asked who, to whom or where ("Where was the Buddha staying when he taught …?"), the text's opening competes
+    # with its other lines, as in a follow-up: it is where the texts say so
+    setting = bool(_SETTING.search(fold(plan.question)))
     for sutta in named[:2]:
         plan.steps.append(LookupStep(sutta, _lookup_words(topic, sutta),
-                                     f"The question names {sutta.sutta_id}; I need its passages."))
+                                     f"The question names {sutta.sutta_id}; I need its passages.", setting=setting))
     if not named:
         plan.steps.append(SearchStep(plan.search_query, plan.collection, "I need passages about this question."))
     return plan
