@@ -64,6 +64,16 @@ def test_a_sentence_that_ends_on_a_particle_as_its_lines_do_is_whole():
     assert without_dangling_clauses(whole) == ""
 
 
+def test_a_sentence_whose_words_end_a_clause_of_the_lines_is_whole_though_another_line_runs_on_past_them():
+    lines = ["The noble truths of suffering, the origin of suffering, the cessation of suffering, and the practice "
+             "that leads to the cessation of suffering.",
+             "The noble truth of the cessation of suffering should be realized."]
+    whole = ("The four noble truths are suffering, its origin, its cessation, and the practice that leads to the "
+             "cessation of suffering [SN 56.29:1.3].")
+    assert without_dangling_clauses(whole, lines) == whole
+    assert without_dangling_clauses(whole, lines[1:]) == ""  # only ever run on: a quotation stopped mid-phrase
+
+
 def test_an_aside_from_another_text_that_shares_nothing_with_the_question_goes():
     question = "What did the Buddha tell Vacchagotta about where an extinguished fire goes?"
     draft = ("A quenched fire goes in no direction [MN 72:19.17]. Having extinguished these fires, they become fully "

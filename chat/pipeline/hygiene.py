@@ -123,7 +123,7 @@ def without_dangling_clauses(draft: Draft, evidence: Sequence[str] = ()) -> Draf
             return Reason.FRAGMENT  # a dangling clause
         if _CLAUSE_ONLY.match(plain):
             return Reason.FRAGMENT  # a clause without its sentence
-        if last_word.lower().endswith("ing") and _stops_mid_quote(plain, flat):
+        if last_word.lower().endswith("ing") and _stops_mid_quote(plain, flat) and not _ends_as_lines_do(plain, flat):
             return Reason.FRAGMENT  # a quotation stopped mid-phrase
         if _TRAILS_OFF.search(whole) or _CUT_WORD.search(whole):
             return Reason.FRAGMENT  # a sentence that trails off
@@ -148,7 +148,9 @@ def _quotes_paired(line: Line) -> Line:
 
 def _ends_as_lines_do(plain: str, evidence: Sequence[str]) -> bool:
     """Whether the sentence's last two words close a clause of the lines too: "not for holding on." ends as the
-    raft simile does (MN 22: "for crossing over, not for holding on."), a particle, not a preposition left open."""
+    raft simile does (MN 22: "for crossing over, not for holding on."), a particle, not a preposition left open;
+    "… the cessation of suffering." ends where SN 56.29's list does, though another line runs on past those words
+    ("the cessation of suffering should be realized")."""
     tail = plain.split()[-2:]
     if len(tail) < 2:
         return False
