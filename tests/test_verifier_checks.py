@@ -210,3 +210,22 @@ def test_a_claimed_reason_needs_a_line_that_gives_one():
     assert reason_check("Ever since, he has lived without harming.", story) is None
     assert reason_check("He said “I stopped because I gave up the rod.”", story) is None
     assert reason_check("He threw away his sword because he thought it incredible.", []) is None
+
+
+def test_a_view_given_to_someone_needs_a_line_that_gives_it_as_theirs():
+    from tools.verification.claim_checks import view_check
+
+    # a text's way: the view introduced as the person's, stated, then corrected by others who address them
+    lines = ["Now at that time a monk called Tissa had the following harmful misconception:",
+             "“As I understand it, the self is the body and lasts forever.”",
+             "Then, wishing to dissuade Tissa from his view, the monks pressed him,",
+             "“Don't say that, Tissa! The body is impermanent and does not last.”",
+             "But Tissa obstinately stuck to his misconception."]
+    # the correction's words given to the one corrected: he is addressed by them, they are not his
+    assert view_check("Tissa held the wrong view that the body is impermanent and does not last.", "tissa", lines)
+    assert view_check("Tissa held the harmful misconception that the self is the body and lasts forever.", "tissa",
+                      lines) is None
+    # a view no line states is left to the other checks; so is a sentence that gives no view, or no lines
+    assert view_check("Tissa held the view that the moon is made of cheese.", "tissa", lines) is None
+    assert view_check("Tissa was pressed by the monks.", "tissa", lines) is None
+    assert view_check("Tissa held the wrong view that the body is impermanent.", "tissa", []) is None

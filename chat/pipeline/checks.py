@@ -162,7 +162,7 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.NAME_DIFFERS: Reason.NAME_DIFFERS, Finding.NUMBER_DIFFERS: Reason.NUMBER_DIFFERS,
             Finding.NEGATED: Reason.NEGATED, Finding.MISQUOTED: Reason.MISQUOTED, Finding.JUDGED: Reason.JUDGED,
             Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.TABLE_DIFFERS: Reason.NOT_IN_TEXT,
-            Finding.REASON_UNSTATED: Reason.REASON_UNSTATED,
+            Finding.REASON_UNSTATED: Reason.REASON_UNSTATED, Finding.VIEW_UNSTATED: Reason.VIEW_UNSTATED,
             Finding.SUPPORTED: Reason.NOT_IN_TEXT}
 
 

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     NUMBER_DIFFERS = "number_differs"
     NEGATED = "negated"
     REASON_UNSTATED = "reason_unstated"
+    VIEW_UNSTATED = "view_unstated"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -72,6 +73,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.NUMBER_DIFFERS: "The cited lines give a different number.",
     Reason.NEGATED: "The cited lines say the opposite.",
     Reason.REASON_UNSTATED: "It gives a reason the cited lines do not give.",
+    Reason.VIEW_UNSTATED: "It gives someone a view the cited lines do not give as theirs.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

@@ -1,8 +1,11 @@
-"""Reasons: a line that gives one ("Because …", "That's why …") and a sentence that claims one ("… because …").
+"""Reasons and views: a line that gives a reason ("Because …", "That's why …") and a sentence that claims one
+("… because …"); a sentence that gives someone a view ("Sāti held the view that …") and a line that introduces one
+("had the following harmful misconception:").
 
 A "why" question asks for the line that gives the reason (tools.search.shapes); a sentence of the model's own that
 says "because" claims the text gives that reason, so the lines it cites must give one (the claim checks). Both
-patterns are data: indexing/data/english.toml, [patterns] gives_reason and asserts_reason.
+patterns are data: indexing/data/english.toml, [patterns] gives_reason, asserts_reason, asserts_view and
+introduces_view.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from tools.language.words import pattern
 
 _GIVES = re.compile(pattern("gives_reason").pattern, re.IGNORECASE)
 _ASSERTS = re.compile(pattern("asserts_reason").pattern, re.IGNORECASE)
+_ASSERTS_VIEW = re.compile(pattern("asserts_view").pattern, re.IGNORECASE)
+_INTRODUCES_VIEW = re.compile(pattern("introduces_view").pattern, re.IGNORECASE)
 
 
 def gives_reason(text: str) -> bool:
@@ -23,3 +28,15 @@ def gives_reason(text: str) -> bool:
 def asserts_reason(text: str) -> bool:
     """The sentence claims a reason: "… because …", "… due to …", "That's why …"; "ever since" does not."""
     return bool(_ASSERTS.search(text))
+
+
+def view_asserted(text: str) -> str | None:
+    """The view a sentence gives someone ("Sāti held the wrong view that consciousness …" -> "consciousness …"),
+    or None."""
+    m = _ASSERTS_VIEW.search(text)
+    return m.group(1) if m else None
+
+
+def introduces_view(text: str) -> bool:
+    """The line introduces a view ("had the following harmful misconception:", "you have such a view", "holds")."""
+    return bool(_INTRODUCES_VIEW.search(text))

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Literal
 
 from indexing.vocabulary import unit_ord
+from tools.language.reasons import view_asserted
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
 from tools.language.words import fold, folded_words, tokenize, word_list, words
 from tools.passages import Passage
@@ -40,6 +41,7 @@ from tools.verification.claim_checks import (
     plain_words,
     quotations,
     reason_check,
+    view_check,
 )
 from tools.verification.evidence import (
     EmbeddingScorer,
@@ -120,6 +122,7 @@ class Finding(StrEnum):
     POINTER_IDLE = "pointer_idle"  # "This is found in [A], [B]" where some of them do not hold it
     TABLE_DIFFERS = "table_differs"  # SuttaCentral's table of parallels or the rule index says otherwise
     REASON_UNSTATED = "reason_unstated"  # "… because …" where the cited lines give no reason
+    VIEW_UNSTATED = "view_unstated"  # "X held the view that …" where no cited line gives it as X's
 
 
 @dataclass
@@ -414,6 +417,10 @@ class ClaimVerifier:
             unstated = reason_check(plain, cited and (self._reason_lines(results, views) or cited))
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.REASON_UNSTATED, unstated
+        if strict and verdict.verdict == "supported" and not verbatim and view_asserted(plain):
+            unstated = self._view_unstated(plain, sentence.citations, views)
+            if unstated:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.VIEW_UNSTATED, unstated
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
         elif judge is not None and (RESCUE_STRICT or not strict) and _rescuable(verdict):
@@ -455,6 +462,13 @@ class ClaimVerifier:
                 verdict.requoted = mended
                 return verdict
         return None
+
+    def _view_unstated(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
+        """`view_check` for a sentence that gives a view to the first person it names (not a title's word)."""
+        lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
+        holder = next(iter(names(_strip_framing(plain), lowercase)), None)
+        cited = self._cited_lines(refs, views)
+        return view_check(plain, holder, cited) if holder and cited else None
 
     def _reason_lines(self, results: list[PartResult], views: list[SuttaView]) -> list[str]:
         """The lines where the sentence's words were found, `REASON_MARGIN` segments wider each side: a cited window
