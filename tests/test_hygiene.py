@@ -139,3 +139,13 @@ def test_a_sentence_citing_the_main_text_and_another_is_held_to_the_main_text():
     assert keeping_to_main_texts(draft, {"SN 1.1"}) == (
         "The Buddha crossed the flood by faith [SN 1.1:1.3–1.8]. By faith one crosses the flood [SN 10.12:5.1].")
     assert keeping_to_main_texts(draft, set()) == draft
+
+
+def test_a_sentence_the_last_turn_already_said_is_a_repeat_but_its_quoted_lines_may_be_restated():
+    before = ("The Buddha was wandering in the land of the Kosalans when he arrived at Kesamutta [AN 3.65:1.2].\n\n"
+              "> “Please, Kālāmas, don't go by oral transmission, don't go by lineage.” [AN 3.65:3.2]")
+    draft = ("The Buddha was wandering in the land of the Kosalans when he arrived at Kesamutta [AN 3.65:1.2]. "
+             "The Buddha tells the Kālāmas not to go by oral transmission or lineage [AN 3.65:3.2].")
+    assert render(hygiene.tidy_draft(parse(draft), before)) == (
+        "The Buddha tells the Kālāmas not to go by oral transmission or lineage [AN 3.65:3.2].")
+    assert tidy_draft(draft) == draft

@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from chat.pipeline.draft import Draft, Line, Reason
+from chat.pipeline.compose import SUMMARY_OPENING
+from chat.pipeline.draft import Draft, Line, Reason, parse
 from chat.pipeline.grammar import OTHER_SCRIPTS
 from tools.language.sentences import ends_sentence
 from tools.language.words import word_set
@@ -47,10 +48,15 @@ _QUOTE_END = re.compile(r"\s*\[|[.!?](?=\s|$)")  # where the quoted sentence end
 QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
 
-def tidy_draft(draft: Draft) -> Draft:
-    """The model's draft (references mapped) without a cut-off last sentence, questions, slips, stubs or repeats."""
+def tidy_draft(draft: Draft, said_before: str = "") -> Draft:
+    """The model's draft (references mapped) without a cut-off last sentence, questions, slips, stubs or repeats:
+    of its own sentences, or of the sentences of `said_before` (the last turn's answer, its quoted lines left
+    out). Asked something its text does not hold, the small model restates what it said last time."""
     last = len(draft.standing) - 1
-    seen: list[set[str]] = []
+    own = "\n\n".join(p for p in said_before.split("\n\n") if p.strip() and not p.lstrip().startswith(">")
+                       and not p.startswith(SUMMARY_OPENING))
+    seen: list[set[str]] = [words for line in (parse(own).standing if own else [])
+                            if len(words := set(claim_tokens(line.text))) >= MIN_CONTENT_WORDS]
 
     def fault(i: int, s: Line) -> Reason | None:
         plain = s.text.strip()

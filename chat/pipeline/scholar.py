@@ -127,6 +127,7 @@ class _Turn:
     calls: list[ModelCall] = field(default_factory=list)  # every model call of the turn, as the providers report it
     selection: Selection = field(default_factory=Selection)  # the lines chosen to answer; its premise, if any
     summary: Summary | None = None  # SuttaCentral's summary of the text asked about as a whole
+    said_before: str = ""  # the last answered turn's answer: a sentence of it said again is no answer to this one
 
     def stamp(self) -> dict[str, float]:
         """The timings once the checked answer stands: its first token and the answer's own seconds added."""
@@ -216,6 +217,7 @@ class Scholar:
         t = time.perf_counter()
         analysis = await asyncio.to_thread(analyse_query, self.library, turn.question)
         turn.resolution, plan = resolve(self.library, analysis, earlier, mode=turn.mode)
+        turn.said_before = next((t.answer for t in reversed(earlier) if t.answered), "")
         if earlier:  # shown as the turn's first step: how the question was read against the conversation
             recorder.run("resolve_question", {"question": turn.question},
                          lambda: (turn.resolution.to_dict(), turn.resolution.summary()))
@@ -463,7 +465,8 @@ class Scholar:
         text, unknown = map_numbers(draft, recorder)
         if unknown:
             log.info("removed citations to passage numbers never shown: %s", unknown)
-        checked = await asyncio.to_thread(self._check, parse(text), cmap, recorder, plan, turn.question, lead)
+        checked = await asyncio.to_thread(self._check, parse(text), cmap, recorder, plan, turn.question, lead,
+                                          turn.said_before)
         body = render(checked.draft)
         turn.explained = body
         turn.timings["verify"] = round(time.perf_counter() - t, 3)
@@ -490,15 +493,16 @@ class Scholar:
         )
 
     def _check(self, draft: Draft, cmap: checks.CitationMap, recorder: TurnRecorder, plan: Plan, question: str,
-               lead: list[EvidenceWindow]) -> checks.Checked:
-        """The passes, in order: references to nothing retrieved dropped; matters of form; the verifier's
-        judgement, once; uncited sentences; what the removals left dangling."""
+               lead: list[EvidenceWindow], said_before: str = "") -> checks.Checked:
+        """The passes, in order: references to nothing retrieved dropped; matters of form (`said_before`: the last
+        turn's answer, whose sentences are not news); the verifier's judgement, once; uncited sentences; what the
+        removals left dangling."""
         draft, dropped = checks.drop_unretrieved(draft, cmap)
         if dropped:
             log.info("removed citations to passages not retrieved: %s", dropped)
         if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
             main = {w.source for w in lead}
-            draft = keeping_to_main_texts(without_asides(tidy_draft(draft), question, main), main)
+            draft = keeping_to_main_texts(without_asides(tidy_draft(draft, said_before), question, main), main)
         verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
         # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
         about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]
