@@ -149,6 +149,31 @@ def test_a_translator_the_library_does_not_hold_is_said_so(lib):
     assert "The library holds one translation of MN 21" in held_elsewhere
 
 
+def test_the_translations_of_a_whole_book_are_counted_and_one_text_shown_side_by_side(lib):
+    table = _canon(lib).compare_translations("Thig").table.text
+    assert table.startswith("The library holds the Verses of the Senior Nuns (Therīgāthā) in two translations: "
+                            "Bhikkhu Sujato's, of all its")
+    assert "Bhikkhu Soma's" in table and "Sleep with ease, Elder" in table  # its first such text, side by side
+    only = _canon(lib).compare_translations("MN").table.text
+    assert only.startswith("The library holds the Middle Discourses (Majjhima Nikāya) in one translation only, "
+                           "Bhikkhu Sujato's")
+
+
+def test_a_question_about_a_books_translations_asks_the_table_of_that_book(lib):
+    from chat.pipeline.conversation import make_plan
+    from chat.pipeline.plan import PreviousTurn, TableStep
+    from tools.references import book_named
+    from tools.search.query import analyse_query
+
+    assert book_named("Are there other translations of the Therigatha?").display == "Thig"
+    assert book_named("Is it in the Verses of the Senior Nuns?").display == "Thig"
+    assert book_named("What does the Buddha say about anger?") is None
+    previous = PreviousTurn("What does MN 10 say?", "… [MN 10:4.1].", cited_refs=["MN 10:4.1"],
+                            cited_suttas=["MN 10"], subject_suttas=["MN 10"])
+    step = make_plan(analyse_query(lib, "Are there other translations of the Therigatha?"), previous=previous).steps[0]
+    assert isinstance(step, TableStep) and step.kwargs == {"sutta_id": "Thig"}
+
+
 def test_translation_questions_and_the_translators_they_name():
     assert asks_for_translations("How does Bhikkhu Suddhaso translate the first verse of the Dhammapada?")
     assert asks_for_translations("Compare Sujato's and Soma's translations of Thig 1.1.")

@@ -455,3 +455,13 @@ def ordinal_reference(text: str) -> str | None:
             return f"{book.display} {n}"
         return f"{book.display} 1.1" if n == 1 and book.numbering in ("group", "optional-group") else None
     return None
+
+
+def book_named(text: str) -> Book | None:
+    """The book a question names by its name, Pali or English ("the Therigatha", "the Verses of the Senior Nuns",
+    "the Majjhima"), not by a reference: the longest name found."""
+    folded = fold(text)
+    found = [(len(name), book) for book in BOOKS.values()
+             for name in (*book.names, fold(book.pali), fold(book.english))
+             if len(name) >= 5 and re.search(rf"\b{re.escape(name)}\b", folded)]
+    return max(found, key=lambda f: f[0])[1] if found else None

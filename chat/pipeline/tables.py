@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from chat.pipeline.plan import TableStep
 from tools.language.words import fold
-from tools.references import ordinal_reference
+from tools.references import book_named, ordinal_reference
 from tools.texts.parallels import foreign_ids, scope_of
 from tools.texts.rules import asks_for_rule
-from tools.texts.side_by_side import asks_for_translations, translators_named
+from tools.texts.side_by_side import asks_about_translations, asks_for_translations, translators_named
 
 if TYPE_CHECKING:
     from chat.pipeline.answer import Answer, AnswerSentence
@@ -49,6 +49,10 @@ def table_step(analysis: QueryAnalysis, previous: PreviousTurn | None = None) ->
         sutta = _pinned_text(analysis.pinned_docs, question)
     if sutta is None and asks_for_table_of_parallels(question) and (foreign := foreign_ids(question)):
         sutta = foreign[0]  # "What parallels MA 106?": a text known here by its SuttaCentral ID only
+    if sutta is None and (book := book_named(question)) is not None and asks_about_translations(question):
+        # "Are there other translations of the Therigatha?": the book, not one text of it nor the last turn's
+        return TableStep("compare_translations", {"sutta_id": book.display},
+                         f"The question asks which translations of the {book.label} the library holds.")
     if sutta is None and previous is not None:
         sutta = next(iter(previous.subject_suttas or previous.cited_suttas), None)
     if sutta and asks_for_translations(question):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from indexing.vocabulary import find_translator
+from indexing.vocabulary import Book, find_book, find_translator, translator_name
 from tools.errors import ToolError
 from tools.search.windows import EvidenceWindow, make_window, opening
 from tools.texts.table_text import Block, TableText, block_quote, introducing, line, quoted, said
@@ -128,6 +128,9 @@ def translations_table(library, sutta_id: str, translators: str = "") -> Table:
     from tools.texts.lookup import lookup
     from tools.texts.side_by_side import compare
 
+    if not re.search(r"\d", sutta_id) and (book := find_book(sutta_id)) is not None:
+        return book_translations_table(library, book)
+
     result = lookup(library, sutta_id)
     doc_id = result.doc_ids[0].partition("@")[0]
     doc = library.docstore.document(doc_id)
@@ -147,6 +150,47 @@ def translations_table(library, sutta_id: str, translators: str = "") -> Table:
         f"; not held: {', '.join(cmp.missing)}" if cmp.missing else "")
     text = cmp.text.cited(window.ref) if window is not None else cmp.text
     return Table(text, [window] if window is not None else [], summary)
+
+
+_COUNT = {2: "two", 3: "three", 4: "four"}
+
+
+def book_translations_table(library, book: Book) -> Table:
+    """Which translations of a whole book the library holds ("Are there other translations of the Therīgāthā?"):
+    the default translator's and each other's, with how many of the book's texts each renders, and the first text
+    that has another translation side by side with the Pali."""
+    store = library.docstore
+    texts = sorted((d for d in store.documents() if d.book == book.display and "@" not in d.doc_id),
+                   key=lambda d: [int(n) for n in re.findall(r"\d+", d.sutta_id or d.doc_id)])
+    if not texts:
+        raise ToolError(f"The library holds no text of the {book.label}.")
+    alternatives = store.alternative_doc_ids()
+    rendered: dict[str, list[str]] = {}  # another translator -> the sutta IDs of the texts they render, in order
+    for doc in texts:
+        for other in alternatives.get(doc.doc_id, []):
+            if (record := store.document(other)) is not None and record.translator:
+                rendered.setdefault(record.translator, []).append(doc.sutta_id or doc.doc_id)
+    main = translator_name(texts[0].translator)
+    if not rendered:
+        first = opening(library.evidence, texts[0].doc_id)
+        refs = (first.ref,) if first is not None else ()
+        text = TableText((line(said(f"The library holds the {book.label} in one translation only, {main}'s "
+                                    f"({len(texts)} texts).", refs)),))
+        return Table(text, [first] if first is not None else [], f"{book.display}: {main} only")
+    others = [f"{translator_name(code)}'s, of {len(ids)} of them" if len(ids) < len(texts)
+              else f"{translator_name(code)}'s, of all of them too" for code, ids in rendered.items()]
+    count = _COUNT.get(1 + len(rendered), str(1 + len(rendered)))
+    example = next(iter(rendered.values()))[0]
+    side = translations_table(library, example)
+    refs = (side.windows[0].ref,) if side.windows else ()
+    head = TableText((
+        line(said(f"The library holds the {book.label} in {count} translations: {main}'s, of all its {len(texts)} "
+                  "texts, and " + " and ".join(others) + ".", refs)),
+        line(said(f"To compare them, ask for one text by its ID; here is the first of them, {example}:"),
+             paragraph=True),
+    ))
+    return Table(head + side.answer, side.windows,
+                 f"{book.display}: {main} and " + ", ".join(translator_name(c) for c in rendered))
 
 
 def rule_table(library, topic: str) -> Table:

@@ -44,6 +44,11 @@ def asks_for_translations(question: str) -> bool:
     return bool(_COMPARE.search(folded) or known or unknown)
 
 
+def asks_about_translations(question: str) -> bool:
+    """The question speaks of translations at all ("Are there other translations of the Therigatha?")."""
+    return bool(_ASKS.search(fold(question)))
+
+
 def translators_named(question: str) -> tuple[list[str], list[str]]:
     """(codes of the translators the library knows, names of the others) the question names."""
     words = set(re.findall(r"[a-z]+", fold(question)))
