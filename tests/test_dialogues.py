@@ -269,6 +269,20 @@ async def test_the_next_verse_reads_on_into_the_next_text(base, tmp_path):
     assert answer.status == "answered" and answer.citations[0].sutta_id == "Dhp 4"
 
 
+async def test_the_next_lines_answer_a_reading_on_even_when_the_model_declines(base, tmp_path):
+    # asked to read on, the small model sometimes writes only "I don't find this …": the lines it was shown are
+    # still what the reader asked for, and they are quoted
+    hatred = "Thought: I can answer.\nAnswer: For those who bear such a grudge, hatred is never laid to rest [Dhp 3:3]."
+    scholar, _ = scholar_for(base, [hatred, FOLLOW, "I don't find this in the texts I have.", FOLLOW],
+                             memory_db=tmp_path / "m.sqlite")
+    await scholar.aask("What does Dhp 3 say about a grudge?", session_id="s")
+    answer = await scholar.aask("What does the next verse say?", session_id="s")
+
+    assert answer.resolution.follow_up == "next"
+    assert answer.status == "answered" and answer.citations and answer.citations[0].sutta_id == "Dhp 4"
+    assert "I don't find this" not in answer.answer
+
+
 async def test_reading_on_past_the_last_line_of_a_text_says_it_ends_there(base, tmp_path):
     # the tiny library holds no text after AN 4.274 in its book: nothing to read on into, and nothing to ask
     # the model (the script has no reply for the second turn, so a model call would fail the test)

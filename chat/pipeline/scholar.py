@@ -458,7 +458,9 @@ class Scholar:
         if draft is None:
             return failed_answer("I could not compose an answer this time; the most relevant passages I found are "
                                  "listed below.", error or "the language model gave no answer", passages, **base)
-        if looks_like_abstention(draft) or not recorder.evidence:  # nothing was read: nothing can be said
+        if looks_like_abstention(draft) and plan.follow_up in ("next", "before") and lead:
+            draft = ""  # asked to read on, the text's next lines are the answer whatever the model makes of them
+        elif looks_like_abstention(draft) or not recorder.evidence:  # nothing was read: nothing can be said
             return self._declined(recorder, ABSTAIN_SENTENCE, base)
         t = time.perf_counter()
         cmap = checks.CitationMap(passages, self.library.docstore)
