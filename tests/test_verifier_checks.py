@@ -229,3 +229,20 @@ def test_a_view_given_to_someone_needs_a_line_that_gives_it_as_theirs():
     assert view_check("Tissa held the view that the moon is made of cheese.", "tissa", lines) is None
     assert view_check("Tissa was pressed by the monks.", "tissa", lines) is None
     assert view_check("Tissa held the wrong view that the body is impermanent.", "tissa", []) is None
+
+
+def test_a_persons_own_words_about_others_are_not_who_they_are():
+    from tools.verification.claim_checks import speaker_check
+
+    lines = ["At one time the Buddha arrived at Kesamutta, a town of the Kālāmas.",
+             "Seated to one side the Kālāmas said to the Buddha:",
+             "“There are, sir, some ascetics and brahmins who come to Kesamutta.”"]
+    # what the Kālāmas say of others made into who they are
+    assert speaker_check("The Kalamas were some ascetics and brahmins who came to Kesamutta.", "kalamas", lines)
+    # the narration says who they are; a report of their words says they said it
+    assert speaker_check("The Kalamas were the people of a town named Kesamutta.", "kalamas", lines) is None
+    assert speaker_check("The Kalamas said that some ascetics and brahmins came to Kesamutta.", "kalamas",
+                         lines) is None
+    # another's words, introduced as theirs, are not the named person's
+    others = ["Then the mendicants said to Tissa:", "“Some ascetics and brahmins come to Kesamutta.”"]
+    assert speaker_check("Tissa was one of some ascetics and brahmins who came to Kesamutta.", "tissa", others) is None

@@ -163,6 +163,7 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.NEGATED: Reason.NEGATED, Finding.MISQUOTED: Reason.MISQUOTED, Finding.JUDGED: Reason.JUDGED,
             Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.TABLE_DIFFERS: Reason.NOT_IN_TEXT,
             Finding.REASON_UNSTATED: Reason.REASON_UNSTATED, Finding.VIEW_UNSTATED: Reason.VIEW_UNSTATED,
+            Finding.SPEAKER_DIFFERS: Reason.SPEAKER_DIFFERS,
             Finding.SUPPORTED: Reason.NOT_IN_TEXT}
 
 

@@ -49,6 +49,7 @@ class Reason(StrEnum):
     NEGATED = "negated"
     REASON_UNSTATED = "reason_unstated"
     VIEW_UNSTATED = "view_unstated"
+    SPEAKER_DIFFERS = "speaker_differs"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -74,6 +75,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.NEGATED: "The cited lines say the opposite.",
     Reason.REASON_UNSTATED: "It gives a reason the cited lines do not give.",
     Reason.VIEW_UNSTATED: "It gives someone a view the cited lines do not give as theirs.",
+    Reason.SPEAKER_DIFFERS: "It makes what someone says in the text into a fact about them.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

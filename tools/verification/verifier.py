@@ -41,6 +41,7 @@ from tools.verification.claim_checks import (
     plain_words,
     quotations,
     reason_check,
+    speaker_check,
     view_check,
 )
 from tools.verification.evidence import (
@@ -123,6 +124,7 @@ class Finding(StrEnum):
     TABLE_DIFFERS = "table_differs"  # SuttaCentral's table of parallels or the rule index says otherwise
     REASON_UNSTATED = "reason_unstated"  # "… because …" where the cited lines give no reason
     VIEW_UNSTATED = "view_unstated"  # "X held the view that …" where no cited line gives it as X's
+    SPEAKER_DIFFERS = "speaker_differs"  # "X were …" from X's own words about someone else
 
 
 @dataclass
@@ -421,6 +423,10 @@ class ClaimVerifier:
             unstated = self._view_unstated(plain, sentence.citations, views)
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.VIEW_UNSTATED, unstated
+        if strict and verdict.verdict == "supported" and not verbatim:
+            spoken = self._own_words_made_fact(plain, sentence.citations, views)
+            if spoken:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.SPEAKER_DIFFERS, spoken
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
         elif judge is not None and (RESCUE_STRICT or not strict) and _rescuable(verdict):
@@ -465,10 +471,21 @@ class ClaimVerifier:
 
     def _view_unstated(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`view_check` for a sentence that gives a view to the first person it names (not a title's word)."""
-        lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
-        holder = next(iter(names(_strip_framing(plain), lowercase)), None)
+        holder = self._first_person(plain, views)
         cited = self._cited_lines(refs, views)
         return view_check(plain, holder, cited) if holder and cited else None
+
+    def _own_words_made_fact(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
+        """`speaker_check` for a sentence that says who or what the first person it names is."""
+        holder = self._first_person(plain, views)
+        cited = self._cited_lines(refs, views) if holder else []
+        return speaker_check(plain, holder, cited) if holder and cited else None
+
+    def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
+        """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
+        "the Kālāmas" of "With the Kālāmas of Kesamutta")."""
+        lowercase = frozenset().union(*(v.lowercase for v in views))
+        return next(iter(names(_strip_framing(plain), lowercase)), None)
 
     def _reason_lines(self, results: list[PartResult], views: list[SuttaView]) -> list[str]:
         """The lines where the sentence's words were found, `REASON_MARGIN` segments wider each side: a cited window
