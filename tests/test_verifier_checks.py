@@ -213,7 +213,7 @@ def test_a_claimed_reason_needs_a_line_that_gives_one():
 
 
 def test_a_view_given_to_someone_needs_a_line_that_gives_it_as_theirs():
-    from tools.verification.claim_checks import view_check
+    from tools.verification.relation_checks import view_check
 
     # a text's way: the view introduced as the person's, stated, then corrected by others who address them
     lines = ["Now at that time a monk called Tissa had the following harmful misconception:",
@@ -232,7 +232,7 @@ def test_a_view_given_to_someone_needs_a_line_that_gives_it_as_theirs():
 
 
 def test_a_persons_own_words_about_others_are_not_who_they_are():
-    from tools.verification.claim_checks import speaker_check
+    from tools.verification.relation_checks import speaker_check
 
     lines = ["At one time the Buddha arrived at Kesamutta, a town of the Kālāmas.",
              "Seated to one side the Kālāmas said to the Buddha:",

@@ -18,7 +18,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from chat.pipeline.answer import Citation
 from chat.pipeline.premise import same_premise
 from prompts import load_prompt
-from tools.language.words import tokenize, written_words
+from tools.language.words import tokenize, word_set, written_words
 from tools.passages import clip
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def _words(text: str) -> list[str]:
 
 _QUESTION_FRAME = frozenset(tokenize("buddha buddhas text texts discourse discourses sutta suttas teaching say says "
                                      "said describe describes explain explains passage passages"))
-_YES_NO = frozenset({"does", "do", "did", "is", "are", "was", "were", "can", "could", "would", "should"})
+_YES_NO = word_set("yes_no_openers")
 
 
 async def generate_followups(llm, question: str, answer: str, citations: list[Citation], *, count: int = 3,

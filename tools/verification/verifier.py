@@ -41,8 +41,6 @@ from tools.verification.claim_checks import (
     plain_words,
     quotations,
     reason_check,
-    speaker_check,
-    view_check,
 )
 from tools.verification.evidence import (
     EmbeddingScorer,
@@ -57,6 +55,7 @@ from tools.verification.evidence import (
     segment_exists,
     states_in_segment,
 )
+from tools.verification.relation_checks import speaker_check, view_check
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,79 @@
+"""Relations a sentence of the model's claims between a person and the words of the lines: a view given as
+someone's, who someone is. Each holds only where a line gives the relation itself ("had the following harmful
+misconception:", the narration rather than a person's own speech): the small model joins true words of the lines
+into a relation the text does not make, and every word-level check passes such a sentence."""
+
+from __future__ import annotations
+
+import re
+
+from tools.language.reasons import introduces_view, view_asserted
+from tools.language.words import fold, words
+from tools.verification.evidence import matches_any
+
+VIEW_SHARE = 0.6  # of the view's words the line that states it best must hold (else the view is not located)
+
+
+def view_check(claim: str, holder: str, cited: list[str]) -> str | None:
+    """A sentence that gives a named person a view ("Sāti held the wrong view that consciousness is dependently
+    originated") says the text gives it as theirs: a line that states the view must be introduced as that person's
+    view, by the line itself or the one before it ("Sāti … had the following harmful misconception: “…”"). Asked
+    what view someone held, a small model takes the words of the reply that corrects it ("Don't say that, Sāti! …
+    the Buddha has said that consciousness is dependently originated"), and every word is in the lines. `holder`:
+    the person's name, folded; `cited`: the cited lines in order, a line wider each side. No finding where no line
+    states the view (the other checks judge its words) or no line is known."""
+    view = view_asserted(claim)
+    wanted = [w for w in dict.fromkeys(words(view or "")) if w not in words(holder)]
+    if not view or not wanted or not cited:
+        return None
+    shares = [sum(matches_any(w, set(words(line))) for w in wanted) / len(wanted) for line in cited]
+    if max(shares) < VIEW_SHARE:
+        return None
+    held = [share == max(shares) for share in shares]  # the lines that state it best, not those sharing a word
+    def gives_theirs(line: str, ahead: bool) -> bool:
+        # the line before must open onto the view ("… had the following harmful misconception:"); one that only
+        # refers to it ("wishing to dissuade Sāti from his view, …") introduces the reply to it
+        return holder in fold(line) and introduces_view(line) and (not ahead or line.rstrip(" “‘\"").endswith(":"))
+
+    for i, holds in enumerate(held):
+        if holds and (gives_theirs(cited[i], False) or (i > 0 and gives_theirs(cited[i - 1], True))):
+            return None
+    return "the cited lines do not give this view as theirs"
+
+
+_OPENS_QUOTE = re.compile(r"^\W*[“‘\"]")
+
+
+def speaker_check(claim: str, holder: str, cited: list[str]) -> str | None:
+    """A sentence that says who or what a named person is ("The Kalamas were some ascetics and brahmins who came to
+    Kesamutta") from words the text gives only as that person's own speech ("Seated to one side the Kālāmas said to
+    the Buddha: / “There are, sir, some ascetics and brahmins who come to Kesamutta.”"): the speaker's words about
+    someone else made into a fact about the speaker. `holder`: the person's name, folded; `cited`: the cited lines in
+    order, a line wider each side. No finding unless the sentence is "<name> is/are/was/were …" and every line that
+    best holds the rest opens a quotation introduced, on the line before, as that person's."""
+    m = re.search(rf"\b{re.escape(holder)}\w*\s+(?:is|are|was|were)\s+(.+)$", fold(claim))
+    if m is None or len(fold(claim)[: m.start()].split()) > 3 or not cited:
+        return None
+    wanted = [w for w in dict.fromkeys(words(m.group(1))) if w not in words(holder)]
+    if not wanted:
+        return None
+    shares = [sum(matches_any(w, set(words(line))) for w in wanted) / len(wanted) for line in cited]
+    if max(shares) < VIEW_SHARE:
+        return None
+    best = [i for i, share in enumerate(shares) if share == max(shares)]
+    if all(i > 0 and _OPENS_QUOTE.search(cited[i]) and _speaks(holder, cited[i - 1]) for i in best):
+        return "the cited lines give these as their own words, not as what they are"
+    return None
+
+
+_SPEECH = re.compile(r"\b(?:said|says|asked|asks|replied|replies|answered|answers|spoke|declared|addressed|told)\b")
+
+
+def _speaks(holder: str, line: str) -> bool:
+    """The line introduces what the person says next: it names them before its verb of speech and opens onto the
+    quotation ("Seated to one side the Kālāmas said to the Buddha:"); "the mendicants said to Tissa:" is not
+    Tissa's."""
+    folded = fold(line)
+    verb = _SPEECH.search(folded)
+    at = folded.find(holder)
+    return verb is not None and 0 <= at < verb.start() and line.rstrip(" “‘\"").endswith(":")
