@@ -55,6 +55,18 @@ def test_split_sentences_abbreviations_numbers_quotes_and_trailing_citations():
     assert [[c.raw for c in s.citations] for s in sentences] == [["MN 9:1.1"], ["DN 16:6.7.3"], ["Dhp 5"], []]
 
 
+def test_a_quotation_in_straight_quotes_is_not_split_at_its_own_stops():
+    # the say grammar lets the model quote with straight quotes too; "Excellent!" inside is no sentence of its own
+    text = ('Sigālaka says, "Excellent, sir! Excellent! The Buddha has made the teaching clear." [DN 31:35.1] '
+            'He goes for refuge [DN 31:35.2].')
+    assert [s.plain for s in split_sentences(text)] == [
+        'Sigālaka says, "Excellent, sir! Excellent! The Buddha has made the teaching clear."',
+        "He goes for refuge.",
+    ]
+    # a quoted word between two sentences does not join them
+    assert len(split_sentences('A "word" here. And "another" there.')) == 2
+
+
 def test_split_lines_and_bullets():
     text = "Key points:\n- Form is like foam [SN 22.95].\n- Feeling is like a bubble [SN 22.95]\n\nSee also MN 22."
     assert [s.plain for s in split_sentences(text)] == [

@@ -67,14 +67,19 @@ def test_each_sentence_is_cited_by_the_line_it_restates_never_by_a_number_it_typ
                      "All is burning [SN 35.28:1.3–2.1].")
 
 
-def test_an_item_quoting_several_sentences_of_its_line_cites_each_of_them():
+def test_an_item_quoting_several_sentences_of_its_line_is_cited_whole():
     class W:
         ref = "MN 131:3.1–3.4"
     said = parse_said('[1] The Buddha says: "Don’t run back to the past. What’s past is left behind."', 1)
     draft = as_draft(said, [W()])
     from tools.language.sentences import split_sentences
     pieces = split_sentences(draft)
-    assert len(pieces) >= 2 and all(p.citations and p.citations[0].raw == "MN 131:3.1–3.4" for p in pieces)
+    assert all(p.citations and p.citations[0].raw == "MN 131:3.1–3.4" for p in pieces)
+    # the quotation is one sentence with its stops: not split at "the past." (straight quotes as curly ones)
+    assert len(pieces) == 1 and pieces[0].plain.endswith('What’s past is left behind."')
+    # a quotation left open runs to the end of the item: its sentences are split and each is cited
+    open_quote = split_sentences(as_draft(parse_said('[1] The Buddha says: "Don’t run back. Go on.', 1), [W()]))
+    assert len(open_quote) == 2 and all(p.citations for p in open_quote)
 
 
 async def test_the_model_restates_the_selected_lines_and_its_sentences_lead_the_answer(base):

@@ -48,7 +48,9 @@ def closes_segment(text: str) -> bool:
     return _FINAL_LOOSE.search(text) is not None
 
 
-_QUOTED = re.compile(r"“[^“”]{1,600}”")
+# a quotation in curly quotes, or in straight ones, paired, that open after a space or a stop and close before one
+# (the say grammar lets the model quote with either, and a quotation may hold stops of its own)
+_QUOTED = re.compile(r"“[^“”]{1,600}”|(?<![\w\"])\"[^\"\n]{1,600}\"(?![\w\"])")
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
