@@ -65,6 +65,11 @@ def test_a_quotation_in_straight_quotes_is_not_split_at_its_own_stops():
     ]
     # a quoted word between two sentences does not join them
     assert len(split_sentences('A "word" here. And "another" there.')) == 2
+    # a quotation closed after a space ('… arousing. "') ends its sentence at its own last stop
+    spaced = ('One who "keeps clinging to sights, which are arousing. " [SN 35.63:2.2] '
+              'This is the definition [SN 35.63:2.6].')
+    assert [s.plain for s in split_sentences(spaced)] == ['One who "keeps clinging to sights, which are arousing. "',
+                                                         "This is the definition."]
 
 
 def test_split_lines_and_bullets():

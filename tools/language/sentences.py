@@ -86,8 +86,11 @@ def _split_block(block: str) -> list[str]:
     out, start = [], 0
     for m in _END.finditer(block):
         end = m.end()
-        if any(a <= m.start() and end < b for a, b in protected):  # a quote's own last full stop may end it
-            continue
+        inside = next(((a, b) for a, b in protected if a <= m.start() and end < b), None)
+        if inside is not None:
+            if block[end : inside[1] - 1].strip():
+                continue  # a stop inside a quotation
+            end = inside[1]  # the quote's own last stop, its closing mark after a space ('… arousing. "')
         before = block[start : m.start()]
         word = re.search(r"([\w.]+)$", before)
         if m.group(0).startswith(".") and word:
