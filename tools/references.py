@@ -449,7 +449,7 @@ def ordinal_reference(text: str) -> str | None:
     word, rest = m.group(1), m.group(2)
     n = _ORDINALS.index(word) + 1 if word in _ORDINALS else int(re.match(r"\d+", word).group())  # type: ignore[union-attr]
     for book in BOOKS.values():
-        if not any(rest.startswith(name) for name in (*book.names, fold(book.pali), fold(book.english))):
+        if not any(rest.startswith(name) for name in _book_names(book)):
             continue
         if book.numbering == "number":
             return f"{book.display} {n}"
@@ -462,6 +462,10 @@ def book_named(text: str) -> Book | None:
     "the Majjhima"), not by a reference: the longest name found."""
     folded = fold(text)
     found = [(len(name), book) for book in BOOKS.values()
-             for name in (*book.names, fold(book.pali), fold(book.english))
-             if len(name) >= 5 and re.search(rf"\b{re.escape(name)}\b", folded)]
+             for name in _book_names(book) if len(name) >= 5 and re.search(rf"\b{re.escape(name)}\b", folded)]
     return max(found, key=lambda f: f[0])[1] if found else None
+
+
+def _book_names(book: Book) -> tuple[str, ...]:
+    """What readers call a book, folded: the names they put before a number, its Pali and its English name."""
+    return (*book.names, fold(book.pali), fold(book.english))

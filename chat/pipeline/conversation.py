@@ -32,7 +32,7 @@ from typing import Literal
 from chat.pipeline.plan import ExpandStep, FollowUp, LookupStep, Mode, Plan, PreviousTurn, SearchStep
 from chat.pipeline.tables import TableStep, table_step
 from indexing.vocabulary import COLLECTIONS
-from tools.language.words import fold, pattern, tokenize, word_list
+from tools.language.words import fold, pattern, tokenize, word_list, word_set
 from tools.references import asks_for_parallels, parse_reference, without_book_names
 from tools.search.query import NamedSutta, QueryAnalysis, doc_of, named_sutta
 from tools.search.windows import question_words
@@ -59,7 +59,7 @@ _BEFORE = pattern("before")
 _SAME = pattern("same")
 _ANAPHORA = pattern("anaphora")
 _POINTER = pattern("pointer")
-_SUBJECT_PRONOUNS = frozenset({"he", "she", "his"})
+_SUBJECT_PRONOUNS = word_set("subject_pronouns")
 _DEMONSTRATIVE = pattern("demonstrative")
 _NOT_POINTERS = pattern("not_pointers")
 _ELLIPSIS = pattern("ellipsis")

@@ -157,20 +157,21 @@ def _ends_as_lines_do(plain: str, evidence: Sequence[str]) -> bool:
     raft simile does (MN 22: "for crossing over, not for holding on."), a particle, not a preposition left open;
     "… the cessation of suffering." ends where SN 56.29's list does, though another line runs on past those words
     ("the cessation of suffering should be realized")."""
-    tail = plain.split()[-2:]
-    if len(tail) < 2:
-        return False
-    phrase = r"\W+".join(re.escape(w.strip("“”‘’\"',;:")) for w in tail)
-    pattern = re.compile(rf"\b{phrase}\s*[.,;:!?’”\"]", re.IGNORECASE)
-    return any(pattern.search(e) for e in evidence)
+    return _last_words_in(plain, 2, r"\s*[.,;:!?’”\"]", evidence, bounded=True)
 
 
 def _stops_mid_quote(plain: str, evidence: Sequence[str]) -> bool:
-    tail = plain.split()[-QUOTE_TAIL_WORDS:]
-    if len(tail) < QUOTE_TAIL_WORDS:
+    return _last_words_in(plain, QUOTE_TAIL_WORDS, " [a-z]", evidence)
+
+
+def _last_words_in(plain: str, n: int, after: str, evidence: Sequence[str], bounded: bool = False) -> bool:
+    """Whether the sentence's last `n` words are in a line, followed there by `after` (a pattern)."""
+    tail = plain.split()[-n:]
+    if len(tail) < n:
         return False
     phrase = r"\W+".join(re.escape(w.strip("“”‘’\"',;:")) for w in tail)
-    pattern = re.compile(rf"{phrase} [a-z]", re.IGNORECASE)
+    start = r"\b" if bounded else ""
+    pattern = re.compile(rf"{start}{phrase}{after}", re.IGNORECASE)
     return any(pattern.search(e) for e in evidence)
 
 

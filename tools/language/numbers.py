@@ -61,3 +61,9 @@ def numbers(text: str) -> set[int]:
 def is_number_word(word: str) -> bool:
     """A folded word that is a number: digits, a number word, a scale or an ordinal."""
     return word.isdigit() or word in _UNITS or word in _TENS or word in _SCALES or word in _ORDINALS
+
+
+def spelled(n: int) -> str:
+    """A small count as a word ("two translations"), a larger one in digits."""
+    units = word_list("number_units")
+    return units[n] if 0 <= n < len(units) else str(n)

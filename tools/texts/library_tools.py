@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from indexing.vocabulary import Book, find_book, find_translator, translator_name
 from tools.errors import ToolError
+from tools.language.numbers import spelled
 from tools.search.windows import EvidenceWindow, make_window, opening
 from tools.texts.table_text import Block, TableText, block_quote, introducing, line, quoted, said
 
@@ -152,24 +153,23 @@ def translations_table(library, sutta_id: str, translators: str = "") -> Table:
     return Table(text, [window] if window is not None else [], summary)
 
 
-_COUNT = {2: "two", 3: "three", 4: "four"}
-
-
 def book_translations_table(library, book: Book) -> Table:
     """Which translations of a whole book the library holds ("Are there other translations of the Therīgāthā?"):
     the default translator's and each other's, with how many of the book's texts each renders, and the first text
     that has another translation side by side with the Pali."""
     store = library.docstore
-    texts = sorted((d for d in store.documents() if d.book == book.display and "@" not in d.doc_id),
+    books = [d for d in store.documents() if d.book == book.display]
+    texts = sorted((d for d in books if "@" not in d.doc_id),
                    key=lambda d: [int(n) for n in re.findall(r"\d+", d.sutta_id or d.doc_id)])
     if not texts:
         raise ToolError(f"The library holds no text of the {book.label}.")
+    translator_of = {d.doc_id: d.translator for d in books}
     alternatives = store.alternative_doc_ids()
     rendered: dict[str, list[str]] = {}  # another translator -> the sutta IDs of the texts they render, in order
     for doc in texts:
         for other in alternatives.get(doc.doc_id, []):
-            if (record := store.document(other)) is not None and record.translator:
-                rendered.setdefault(record.translator, []).append(doc.sutta_id or doc.doc_id)
+            if translator_of.get(other):
+                rendered.setdefault(translator_of[other], []).append(doc.sutta_id or doc.doc_id)
     main = translator_name(texts[0].translator)
     if not rendered:
         first = opening(library.evidence, texts[0].doc_id)
@@ -179,7 +179,7 @@ def book_translations_table(library, book: Book) -> Table:
         return Table(text, [first] if first is not None else [], f"{book.display}: {main} only")
     others = [f"{translator_name(code)}'s, of {len(ids)} of them" if len(ids) < len(texts)
               else f"{translator_name(code)}'s, of all of them too" for code, ids in rendered.items()]
-    count = _COUNT.get(1 + len(rendered), str(1 + len(rendered)))
+    count = spelled(1 + len(rendered))
     example = next(iter(rendered.values()))[0]
     side = translations_table(library, example)
     refs = (side.windows[0].ref,) if side.windows else ()

@@ -23,22 +23,32 @@ def view_check(claim: str, holder: str, cited: list[str]) -> str | None:
     the person's name, folded; `cited`: the cited lines in order, a line wider each side. No finding where no line
     states the view (the other checks judge its words) or no line is known."""
     view = view_asserted(claim)
-    wanted = [w for w in dict.fromkeys(words(view or "")) if w not in words(holder)]
-    if not view or not wanted or not cited:
-        return None
-    shares = [sum(matches_any(w, set(words(line))) for w in wanted) / len(wanted) for line in cited]
-    if max(shares) < VIEW_SHARE:
-        return None
-    held = [share == max(shares) for share in shares]  # the lines that state it best, not those sharing a word
-    def gives_theirs(line: str, ahead: bool) -> bool:
-        # the line before must open onto the view ("… had the following harmful misconception:"); one that only
-        # refers to it ("wishing to dissuade Sāti from his view, …") introduces the reply to it
-        return holder in fold(line) and introduces_view(line) and (not ahead or line.rstrip(" “‘\"").endswith(":"))
-
-    for i, holds in enumerate(held):
-        if holds and (gives_theirs(cited[i], False) or (i > 0 and gives_theirs(cited[i - 1], True))):
+    best = _lines_stating(view or "", holder, cited)
+    for i in best:
+        if _gives_view(holder, cited[i]) or (i > 0 and _gives_view(holder, cited[i - 1]) and _opens_onto(cited[i - 1])):
             return None
-    return "the cited lines do not give this view as theirs"
+    return "the cited lines do not give this view as theirs" if best else None
+
+
+def _lines_stating(said: str, holder: str, cited: list[str]) -> list[int]:
+    """The cited lines that hold most of what a sentence says of a person (their name aside), when one holds at
+    least `VIEW_SHARE` of it; [] when none does (the other checks judge its words) or nothing is said."""
+    wanted = [w for w in dict.fromkeys(words(said)) if w not in words(holder)]
+    if not wanted or not cited:
+        return []
+    shares = [sum(matches_any(w, set(words(line))) for w in wanted) / len(wanted) for line in cited]
+    top = max(shares)
+    return [i for i, share in enumerate(shares) if share == top] if top >= VIEW_SHARE else []
+
+
+def _gives_view(holder: str, line: str) -> bool:
+    return holder in fold(line) and introduces_view(line)
+
+
+def _opens_onto(line: str) -> bool:
+    """The line ends on a colon: it introduces what follows ("… had the following harmful misconception:"); one
+    that only refers back ("wishing to dissuade Sāti from his view, …") introduces the reply."""
+    return line.rstrip(" “‘\"").endswith(":")
 
 
 _OPENS_QUOTE = re.compile(r"^\W*[“‘\"]")
@@ -52,16 +62,10 @@ def speaker_check(claim: str, holder: str, cited: list[str]) -> str | None:
     order, a line wider each side. No finding unless the sentence is "<name> is/are/was/were …" and every line that
     best holds the rest opens a quotation introduced, on the line before, as that person's."""
     m = re.search(rf"\b{re.escape(holder)}\w*\s+(?:is|are|was|were)\s+(.+)$", fold(claim))
-    if m is None or len(fold(claim)[: m.start()].split()) > 3 or not cited:
+    if m is None or len(fold(claim)[: m.start()].split()) > 3:
         return None
-    wanted = [w for w in dict.fromkeys(words(m.group(1))) if w not in words(holder)]
-    if not wanted:
-        return None
-    shares = [sum(matches_any(w, set(words(line))) for w in wanted) / len(wanted) for line in cited]
-    if max(shares) < VIEW_SHARE:
-        return None
-    best = [i for i, share in enumerate(shares) if share == max(shares)]
-    if all(i > 0 and _OPENS_QUOTE.search(cited[i]) and _speaks(holder, cited[i - 1]) for i in best):
+    best = _lines_stating(m.group(1), holder, cited)
+    if best and all(i > 0 and _OPENS_QUOTE.search(cited[i]) and _speaks(holder, cited[i - 1]) for i in best):
         return "the cited lines give these as their own words, not as what they are"
     return None
 
@@ -76,4 +80,4 @@ def _speaks(holder: str, line: str) -> bool:
     folded = fold(line)
     verb = _SPEECH.search(folded)
     at = folded.find(holder)
-    return verb is not None and 0 <= at < verb.start() and line.rstrip(" “‘\"").endswith(":")
+    return verb is not None and 0 <= at < verb.start() and _opens_onto(line)
