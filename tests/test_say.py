@@ -4,7 +4,7 @@ open it with the line's number; the citation is the line's, the answer's own sen
 import pytest
 
 from chat.pipeline.answer import FinalEvent, TokenEvent
-from chat.pipeline.say import as_draft, parse_said, say_grammar
+from chat.pipeline.say import as_draft, copies_only, parse_said, reported_grammar, say_grammar
 from chat.providers.scripted import ScriptedLLM
 from indexing.vocabulary import ABSTAIN_SENTENCE
 
@@ -12,6 +12,7 @@ from helpers_tools import open_library
 
 QUESTION = "What does the Fire Sermon say is burning?"
 FOLLOW = "What is the all?\nWhy is the eye burning?"
+COPY = "[1] Burning with the fires of greed, hate and delusion, I say."  # the selected line's own words
 
 
 GRAMMARS: list[str | None] = []
@@ -105,10 +106,75 @@ async def test_the_model_restates_the_selected_lines_and_its_sentences_lead_the_
 
 async def test_a_wrong_restatement_is_removed_and_the_lines_still_answer(base):
     reply = "[1] The Buddha says the ear is burning with the fires of joy."
-    scholar, _ = _scholar(base, [reply, FOLLOW])
+    again = "[1] SN 35.28 says that the ear burns with the fires of joy."
+    scholar, llm = _scholar(base, [reply, again, FOLLOW])
     answer = await scholar.aask(QUESTION)
-    assert "joy" not in answer.answer and answer.unsupported_claims
+    assert "joy" not in answer.answer and len(answer.unsupported_claims) == 2  # both tries, each removed
     assert answer.status == "answered" and [s.origin for s in answer.sentences] == ["quote"]
+    assert len(llm.prompts) == 3  # asked again once, not more
+
+
+async def test_told_its_sentence_did_not_stand_the_model_says_it_again_and_the_second_stands(base):
+    wrong = "[1] The Buddha says the ear is burning with the fires of joy."
+    right = "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness."
+    scholar, llm = _scholar(base, [wrong, right, FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    # the second prompt is the first exchange, cached, and what was wrong with it; held to reported speech
+    second = llm.prompts[1]
+    assert second[:-2] == llm.prompts[0] and second[-2].content == wrong
+    assert "said what the lines do not say" in second[-1].content and GRAMMARS[1].startswith("root ::= item")
+    own = [s.text for s in answer.sentences if s.origin == "model"]
+    assert own == ["SN 35.28 says that all is burning: the eye, sights and eye consciousness."]
+    # the reader still sees what was said first and why it did not stand; the stream is the checked answer
+    assert [c.sentence for c in answer.unsupported_claims] == ["The Buddha says the ear is burning with the fires "
+                                                               "of joy."]
+    assert "joy" not in answer.answer
+
+
+def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates_them():
+    class W:
+        def __init__(self, text, source):
+            self.texts, self.source = (text,), source
+
+    lines = [W("This mind, mendicants, is radiant. But it is corrupted by passing corruptions.", "AN 1.51")]
+    assert copies_only(parse_said("[1] This mind, mendicants, is radiant.", 1), lines)
+    assert not copies_only(parse_said("[1] The mind is radiant but corrupted by passing corruptions.", 1), lines)
+    assert not copies_only(parse_said("[1] This mind is radiant.", 1), lines)  # too short to be a copy of anything
+    assert not copies_only([], lines)
+    # the second try opens each sentence with the text its line is from, in reported speech, and goes on in lower case
+    grammar = reported_grammar([*lines, W("Heedfulness is the state free of death.", "Dhp 21")])
+    assert '"[1] AN 1.51 says that " reported' in grammar and '"[2] Dhp 21 says that " reported' in grammar
+    assert ABSTAIN_SENTENCE not in grammar  # it already answered from these lines
+    llama_cpp = pytest.importorskip("llama_cpp")
+    assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
+
+
+async def test_copies_of_the_lines_are_said_again_in_reported_speech_and_that_is_the_answer(base):
+    scholar, llm = _scholar(base, [COPY, "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness.",
+                                   FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    assert GRAMMARS[:2] == [say_grammar(1), reported_grammar(scholar_lines(llm))]
+    own = [s for s in answer.sentences if s.origin == "model"]
+    assert [s.text for s in own] == ["SN 35.28 says that all is burning: the eye, sights and eye consciousness."]
+    assert own[0].citations[0].startswith("SN 35.28:")
+
+
+async def test_when_the_second_try_gives_nothing_the_copies_stand_as_quotations(base):
+    scholar, _ = _scholar(base, [COPY, "", FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    assert answer.status == "answered" and all(s.origin == "quote" for s in answer.sentences)
+    assert "fires of greed" in answer.answer
+
+
+def scholar_lines(llm):
+    """The lines the say prompt showed, as windows with their text's reference (for the grammar they were given)."""
+    import re
+
+    class W:
+        def __init__(self, source):
+            self.source = source
+    shown = re.findall(r"^\[(\d+)\] ", llm.prompts[0][-1].content, re.MULTILINE)
+    return [W("SN 35.28") for _ in shown]
 
 
 async def test_switched_off_the_model_writes_in_the_react_frame_as_before(base):

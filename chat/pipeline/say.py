@@ -27,10 +27,15 @@ from prompts import load_prompt
 from tools.language.numbers import numbers
 from tools.language.sentences import split_sentences
 from tools.search.windows import EvidenceWindow
+from tools.verification.claim_checks import plain_words
+from tools.verification.verifier import VERBATIM_WORDS
 
 MAX_SENTENCES = 4
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
-LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
+LINE_CHARS = 700
+# What the model is told when it is asked again (prompts/say_again.md)
+SAY_FAULTS = {"copied": "copied the lines word for word: that quotes the text, it does not answer the question",
+              "unsupported": "said what the lines do not say"}  # a selected line as the model reads it (the reader sees the same quotation)
 
 # One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or letter
 # of another script
@@ -56,6 +61,32 @@ def say_grammar(n_lines: int) -> str:
     abstain = '"' + ABSTAIN_SENTENCE.replace('"', '\\"') + '"'
     numbers = " | ".join(f'"{i}"' for i in range(n_lines, 0, -1))  # longer numbers first
     return (f'root ::= {abstain} | item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n' + _ITEM + f"num ::= {numbers}\n")
+
+
+def reported_grammar(windows: list[EvidenceWindow]) -> str:
+    """GBNF for a second try when every sentence copied its line: each item opens "[k] <text> says that", where
+    <text> is line k's text, and goes on in the model's words. Reported speech is what a copy lacks: the speaker's
+    "this mind, mendicants, is" becomes the reader's "the mind is", and the sentence is an answer, not a quotation.
+    The opener is always true: line k is that text's."""
+    heads = " | ".join(f'"[{k}] {_gbnf(w.source)} says that " reported' for k, w in enumerate(windows, 1))
+    return (f'root ::= item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n'
+            f"item ::= {heads}\n"
+            "reported ::= rhead inner{4,299} tail\n"
+            r"rhead ::= [a-z\u00e0-\u024f\u1e01-\u1eff] | quoted" "\n" + _ITEM.split("\n", 3)[3])
+
+
+def _gbnf(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def copies_only(said: list[Said], windows: list[EvidenceWindow]) -> bool:
+    """Whether every sentence is its line's own words, word for word: the answer would be quotations alone."""
+    return bool(said) and all(_copied(s.text, line_text(windows[s.line - 1])) for s in said)
+
+
+def _copied(sentence: str, line: str) -> bool:
+    words = plain_words(sentence)
+    return len(words.split()) >= VERBATIM_WORDS and f" {words} " in f" {plain_words(line)} "
 
 
 def line_text(window: EvidenceWindow) -> str:

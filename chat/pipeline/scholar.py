@@ -71,7 +71,8 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
-from chat.pipeline.say import SAY_MAX_TOKENS, as_draft, list_hint, parse_said, say_grammar, say_messages
+from chat.pipeline.say import (SAY_FAULTS, SAY_MAX_TOKENS, Said, as_draft, copies_only, list_hint, parse_said,
+                               reported_grammar, say_grammar, say_messages)
 from chat.pipeline.select import Selection, focused, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
 from chat.providers.calls import ModelCall
@@ -128,6 +129,8 @@ class _Turn:
     selection: Selection = field(default_factory=Selection)  # the lines chosen to answer; its premise, if any
     summary: Summary | None = None  # SuttaCentral's summary of the text asked about as a whole
     said_before: str = ""  # the last answered turn's answer: a sentence of it said again is no answer to this one
+    saying: bool = False  # the model restated the selected lines (chat/pipeline/say.py)
+    said_again: bool = False  # and was asked once more, told what was wrong
 
     def stamp(self) -> dict[str, float]:
         """The timings once the checked answer stands: its first token and the answer's own seconds added."""
@@ -242,6 +245,7 @@ class Scholar:
         draft, error = await self._write(turn, recorder, plan, canon, done, recap)
         t = time.perf_counter()
         answer = await self._finish(turn, recorder, plan, draft, error, lead)
+        answer = await self._checked_again(turn, recorder, plan, answer, error, lead)
         with_summary(answer, turn.summary)
         turn.explained = with_premise(answer, turn.selection, self.library.docstore, turn.explained)
         turn.mark("finish", t)
@@ -402,20 +406,70 @@ class Scholar:
                                       list_hint(turn.question, chosen)) if h)
         messages = say_messages(turn.question, chosen, hints)
         grammar = say_grammar(len(chosen))
-        llm = cast(Any, with_max_tokens(self.llm, SAY_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
-        reply = ""
         try:
-            async for chunk in await llm.astream_chat(messages):
-                reply += chunk.delta or ""
+            reply = await self._ask(messages, grammar)
         except Exception as exc:  # the agent still writes: a failed call costs only its time
             log.info("saying from the lines failed: %s", user_message(exc) or exc)
             return None
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
+        turn.saying = True
         if looks_like_abstention(reply):
             return reply.strip()
         said = parse_said(reply, len(chosen))
         log.debug("said from lines: %r", reply)
+        if copies_only(said, chosen):  # quotations alone are no answer
+            said = await self._say_again(turn, "copied") or said
         return as_draft(said, chosen) if said else None
+
+    async def _say_again(self, turn: _Turn, fault: str) -> list[Said]:
+        """Once a turn, the model told what was wrong with its sentences and asked for them again, each in reported
+        speech ("MN 72 says that …", `reported_grammar`); [] when it was asked before or gave nothing. The exchange
+        so far is the prompt's prefix, which llama.cpp has cached: the second try costs its own words only."""
+        if turn.said_again or not turn.saying:
+            return []
+        turn.said_again = True
+        chosen = turn.selection.chosen
+        messages = [*turn.last_input, ChatMessage(role=MessageRole.USER,
+                                                  content=load_prompt("say_again", fault=SAY_FAULTS[fault]))]
+        t = time.perf_counter()
+        try:
+            reply = await self._ask(messages, reported_grammar(chosen))
+        except Exception as exc:  # what was said first stands as the checks left it
+            log.info("saying it again failed: %s", user_message(exc) or exc)
+            return []
+        finally:
+            turn.mark("agent", t)
+        turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
+        log.debug("said again (%s): %r", fault, reply)
+        return parse_said(reply, len(chosen))
+
+    async def _checked_again(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, answer: Answer,
+                             error: str | None, lead: list[EvidenceWindow]) -> Answer:
+        """When the checks left none of the model's sentences from the lines, one more try, told so; its answer
+        if one of its sentences stands, else `answer`. Either way the reader is told what both tries said that did
+        not stand. Only the checked answer is ever shown: nothing streamed is withdrawn."""
+        if answer.status != "answered" or not answer.unsupported_claims or \
+                any(s.origin == "model" for s in answer.sentences):
+            return answer
+        explained = turn.explained
+        said = await self._say_again(turn, "unsupported")
+        if not said:
+            return answer
+        retry = await self._finish(turn, recorder, plan, as_draft(said, turn.selection.chosen), error, lead)
+        if not any(s.origin == "model" for s in retry.sentences):
+            turn.explained = explained
+            answer.unsupported_claims = [*answer.unsupported_claims, *retry.unsupported_claims]
+            return answer
+        retry.unsupported_claims = [*answer.unsupported_claims, *retry.unsupported_claims]
+        return retry
+
+    async def _ask(self, messages: list[ChatMessage], grammar: str) -> str:
+        """The model's reply to `messages`, held to `grammar`, in full."""
+        llm = cast(Any, with_max_tokens(self.llm, SAY_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
+        reply = ""
+        async for chunk in await llm.astream_chat(messages):
+            reply += chunk.delta or ""
+        return reply
 
     @staticmethod
     def _bound(llm, grammar):
