@@ -32,10 +32,10 @@ from tools.verification.verifier import VERBATIM_WORDS
 
 MAX_SENTENCES = 4
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
-LINE_CHARS = 700
+LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 # What the model is told when it is asked again (prompts/say_again.md)
 SAY_FAULTS = {"copied": "copied the lines word for word: that quotes the text, it does not answer the question",
-              "unsupported": "said what the lines do not say"}  # a selected line as the model reads it (the reader sees the same quotation)
+              "unsupported": "said what the lines do not say"}
 
 # One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or letter
 # of another script

@@ -71,8 +71,18 @@ from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asi
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
-from chat.pipeline.say import (SAY_FAULTS, SAY_MAX_TOKENS, Said, as_draft, copies_only, list_hint, parse_said,
-                               reported_grammar, say_grammar, say_messages)
+from chat.pipeline.say import (
+    SAY_FAULTS,
+    SAY_MAX_TOKENS,
+    Said,
+    as_draft,
+    copies_only,
+    list_hint,
+    parse_said,
+    reported_grammar,
+    say_grammar,
+    say_messages,
+)
 from chat.pipeline.select import Selection, focused, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
 from chat.providers.calls import ModelCall
