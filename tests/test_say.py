@@ -150,8 +150,8 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
 
 
 async def test_copies_of_the_lines_are_said_again_in_reported_speech_and_that_is_the_answer(base):
-    scholar, llm = _scholar(base, [COPY, "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness.",
-                                   FOLLOW])
+    again = "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness."
+    scholar, llm = _scholar(base, [COPY, again, FOLLOW])
     answer = await scholar.aask(QUESTION)
     assert GRAMMARS[:2] == [say_grammar(1), reported_grammar(scholar_lines(llm))]
     own = [s for s in answer.sentences if s.origin == "model"]
