@@ -246,3 +246,19 @@ def test_a_persons_own_words_about_others_are_not_who_they_are():
     # another's words, introduced as theirs, are not the named person's
     others = ["Then the mendicants said to Tissa:", "“Some ascetics and brahmins come to Kesamutta.”"]
     assert speaker_check("Tissa was one of some ascetics and brahmins who came to Kesamutta.", "tissa", others) is None
+
+
+def test_a_negation_inside_the_texts_own_words_quoted_is_the_texts_not_the_claims():
+    from tools.verification.claim_checks import claims_a_reason, negation_check, without_own_quotes
+
+    line = "“If you fear suffering, if you don’t like suffering, go for refuge to the Buddha, the unaffected."
+    # the quotation holds an apostrophe ("don’t"); it was not read as a quotation, and its "not" was the claim's
+    claim = 'Rohinī also said, "If you fear suffering, if you don’t like suffering, go for refuge to the Buddha. "'
+    assert "don’t" not in without_own_quotes(claim, line)
+    assert negation_check(claim, line) is None
+    # a quotation the text does not hold is the claim's words, its "not" included
+    assert "don’t" in without_own_quotes(claim, "If you fear suffering, if you like suffering, go for refuge to "
+                                                "the Buddha.")
+    # single quotes: an apostrophe inside does not close them; their reason is the text's
+    assert not claims_a_reason("He said ‘it’s because I don’t see it’ to them.")
+    assert claims_a_reason("He left because it’s what he wanted.")

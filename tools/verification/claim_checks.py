@@ -180,7 +180,10 @@ def name_check(claim_names: dict[str, str], evidence: str, evidence_names: dict[
 
 
 # ---- polarity ------------------------------------------------------------------------------------------------
-_QUOTED = re.compile(r"[“\"‘]([^“”\"‘’]{3,400})[”\"’]")
+# A quotation in double quotes, or in single ones; inside single quotes a ’ between letters is an apostrophe
+# ("don’t"), and inside double quotes any ’ is: a quotation holding "don’t" was not read as one, and its "not" was
+# taken for the claim's own
+_QUOTED = re.compile(r"[“\"]([^“”\"]{3,400})[”\"]|‘((?:[^‘’]|’(?=\w)){3,400})’(?!\w)")
 
 
 _DOUBLE_QUOTED = re.compile(r"[“\"]([^“”\"]{12,600})[”\"]")
@@ -260,7 +263,7 @@ def without_own_quotes(claim: str, evidence: str) -> str:
     folded = " ".join(fold(evidence).split())
 
     def drop(m: re.Match) -> str:
-        quoted = " ".join(fold(m.group(1)).split()).strip(" .,;:!?")
+        quoted = " ".join(fold(m.group(1) or m.group(2)).split()).strip(" .,;:!?")
         return " " if quoted and quoted in folded else m.group(0)
 
     return _QUOTED.sub(drop, claim)
