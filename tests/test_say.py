@@ -141,6 +141,10 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
     assert not copies_only(parse_said("[1] The mind is radiant but corrupted by passing corruptions.", 1), lines)
     assert not copies_only(parse_said("[1] This mind is radiant.", 1), lines)  # too short to be a copy of anything
     assert not copies_only([], lines)
+    # said again in reported speech, the line's words are still a copy
+    assert copies_only(parse_said("[1] AN 1.51 says that this mind, mendicants, is radiant.", 1), lines)
+    assert not copies_only(parse_said("[1] AN 1.51 says that the mind is radiant, though passing corruptions "
+                                      "corrupt it.", 1), lines)
     # the second try opens each sentence with the text its line is from, in reported speech, and goes on in lower case
     grammar = reported_grammar([*lines, W("Heedfulness is the state free of death.", "Dhp 21")])
     assert '"[1] AN 1.51 says that " reported' in grammar and '"[2] Dhp 21 says that " reported' in grammar
@@ -159,11 +163,13 @@ async def test_copies_of_the_lines_are_said_again_in_reported_speech_and_that_is
     assert own[0].citations[0].startswith("SN 35.28:")
 
 
-async def test_when_the_second_try_gives_nothing_the_copies_stand_as_quotations(base):
-    scholar, _ = _scholar(base, [COPY, "", FOLLOW])
+@pytest.mark.parametrize("again", ["", "[1] SN 35.28 says that burning with the fires of greed, hate and delusion, "
+                                   "I say."])
+async def test_when_the_second_try_gives_nothing_new_the_copies_stand_as_quotations(base, again):
+    scholar, _ = _scholar(base, [COPY, again, FOLLOW])
     answer = await scholar.aask(QUESTION)
     assert answer.status == "answered" and all(s.origin == "quote" for s in answer.sentences)
-    assert "fires of greed" in answer.answer
+    assert "fires of greed" in answer.answer and "says that" not in answer.answer
 
 
 def scholar_lines(llm):

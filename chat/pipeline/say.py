@@ -68,7 +68,7 @@ def reported_grammar(windows: list[EvidenceWindow]) -> str:
     <text> is line k's text, and goes on in the model's words. Reported speech is what a copy lacks: the speaker's
     "this mind, mendicants, is" becomes the reader's "the mind is", and the sentence is an answer, not a quotation.
     The opener is always true: line k is that text's."""
-    heads = " | ".join(f'"[{k}] {_gbnf(w.source)} says that " reported' for k, w in enumerate(windows, 1))
+    heads = " | ".join(f'"[{k}] {_gbnf(reported_opener(w))}" reported' for k, w in enumerate(windows, 1))
     return (f'root ::= item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n'
             f"item ::= {heads}\n"
             "reported ::= rhead inner{4,299} tail\n"
@@ -81,12 +81,22 @@ def _gbnf(text: str) -> str:
 
 def copies_only(said: list[Said], windows: list[EvidenceWindow]) -> bool:
     """Whether every sentence is its line's own words, word for word: the answer would be quotations alone."""
-    return bool(said) and all(_copied(s.text, line_text(windows[s.line - 1])) for s in said)
+    return bool(said) and all(copied(s, windows) for s in said)
 
 
-def _copied(sentence: str, line: str) -> bool:
-    words = plain_words(sentence)
-    return len(words.split()) >= VERBATIM_WORDS and f" {words} " in f" {plain_words(line)} "
+def copied(said: Said, windows: list[EvidenceWindow]) -> bool:
+    """Whether the sentence, past its reported-speech opener ("Dhp 19 says that"), is its line's words, word for
+    word: "Dhp 19 says that much though they may recite scripture, …" quotes the verse as surely as the verse alone
+    does, and says nothing the quotation below it does not."""
+    window = windows[said.line - 1]
+    text = said.text.removeprefix(reported_opener(window)).strip()
+    words = plain_words(text)
+    return len(words.split()) >= VERBATIM_WORDS and f" {words} " in f" {plain_words(line_text(window))} "
+
+
+def reported_opener(window: EvidenceWindow) -> str:
+    """How a sentence said again in reported speech opens (`reported_grammar`)."""
+    return f"{window.source} says that "
 
 
 def line_text(window: EvidenceWindow) -> str:

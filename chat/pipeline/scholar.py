@@ -76,6 +76,7 @@ from chat.pipeline.say import (
     SAY_MAX_TOKENS,
     Said,
     as_draft,
+    copied,
     copies_only,
     list_hint,
     parse_said,
@@ -451,7 +452,8 @@ class Scholar:
             turn.mark("agent", t)
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
         log.debug("said again (%s): %r", fault, reply)
-        return parse_said(reply, len(chosen))
+        # a line copied again, in reported speech, is still a copy: only what it restates is an answer
+        return [s for s in parse_said(reply, len(chosen)) if not copied(s, chosen)]
 
     async def _checked_again(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, answer: Answer,
                              error: str | None, lead: list[EvidenceWindow]) -> Answer:
