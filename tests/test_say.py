@@ -4,7 +4,7 @@ open it with the line's number; the citation is the line's, the answer's own sen
 import pytest
 
 from chat.pipeline.answer import FinalEvent, TokenEvent
-from chat.pipeline.say import as_draft, copies_only, parse_said, reported_grammar, say_grammar
+from chat.pipeline.say import as_draft, copied, parse_said, reported_grammar, restated_for_copies, say_grammar
 from chat.providers.scripted import ScriptedLLM
 from indexing.vocabulary import ABSTAIN_SENTENCE
 
@@ -136,17 +136,27 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
         def __init__(self, text, source):
             self.texts, self.source = (text,), source
 
-    lines = [W("This mind, mendicants, is radiant. But it is corrupted by passing corruptions.", "AN 1.51")]
-    assert copies_only(parse_said("[1] This mind, mendicants, is radiant.", 1), lines)
-    assert not copies_only(parse_said("[1] The mind is radiant but corrupted by passing corruptions.", 1), lines)
-    assert not copies_only(parse_said("[1] This mind is radiant.", 1), lines)  # too short to be a copy of anything
-    assert not copies_only([], lines)
+    lines = [W("This mind, mendicants, is radiant. But it is corrupted by passing corruptions.", "AN 1.51"),
+             W("Heedfulness is the state free of death.", "Dhp 21")]
+
+    def copy(reply: str) -> bool:
+        return copied(parse_said(reply, 2)[0], lines)
+    assert copy("[1] This mind, mendicants, is radiant.")
+    assert not copy("[1] The mind is radiant but corrupted by passing corruptions.")
+    assert not copy("[1] This mind is radiant.")  # too short to be a copy of anything
+    assert not copy("[2] This mind, mendicants, is radiant.")  # another line's words: for the checks to judge
     # said again in reported speech, the line's words are still a copy
-    assert copies_only(parse_said("[1] AN 1.51 says that this mind, mendicants, is radiant.", 1), lines)
-    assert not copies_only(parse_said("[1] AN 1.51 says that the mind is radiant, though passing corruptions "
-                                      "corrupt it.", 1), lines)
+    assert copy("[1] AN 1.51 says that this mind, mendicants, is radiant.")
+    assert not copy("[1] AN 1.51 says that the mind is radiant, though passing corruptions corrupt it.")
+    # each copy is replaced by what the second try restates of its line; one the second try left alone stays
+    first = parse_said("[1] This mind, mendicants, is radiant.\n[2] Heedfulness is the state free of death.\n"
+                       "[1] But it is corrupted by passing corruptions.", 2)
+    again = parse_said("[1] AN 1.51 says that the mind is radiant.\n[1] AN 1.51 says that corruptions come and go.", 2)
+    assert [s.text for s in restated_for_copies(first, again, lines)] == [
+        "AN 1.51 says that the mind is radiant.", "AN 1.51 says that corruptions come and go.",
+        "Heedfulness is the state free of death."]
     # the second try opens each sentence with the text its line is from, in reported speech, and goes on in lower case
-    grammar = reported_grammar([*lines, W("Heedfulness is the state free of death.", "Dhp 21")])
+    grammar = reported_grammar(lines)
     assert '"[1] AN 1.51 says that " reported' in grammar and '"[2] Dhp 21 says that " reported' in grammar
     assert ABSTAIN_SENTENCE not in grammar  # it already answered from these lines
     llama_cpp = pytest.importorskip("llama_cpp")

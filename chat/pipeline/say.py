@@ -79,9 +79,20 @@ def _gbnf(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def copies_only(said: list[Said], windows: list[EvidenceWindow]) -> bool:
-    """Whether every sentence is its line's own words, word for word: the answer would be quotations alone."""
-    return bool(said) and all(copied(s, windows) for s in said)
+def restated_for_copies(first: list[Said], again: list[Said], windows: list[EvidenceWindow]) -> list[Said]:
+    """The first try's sentences, each that copied its line replaced by what the second try (`again`, copies
+    already left out) restates of that line; a copy whose line the second try says nothing of stays, to be shown
+    as the quotation it is, and one whose line's restatement is already in goes."""
+    out: list[Said] = []
+    for said in first:
+        if not copied(said, windows):
+            out.append(said)
+            continue
+        of_line = [s for s in again if s.line == said.line]
+        out.extend(s for s in of_line if s not in out)
+        if not of_line:
+            out.append(said)
+    return out[:MAX_SENTENCES]
 
 
 def copied(said: Said, windows: list[EvidenceWindow]) -> bool:

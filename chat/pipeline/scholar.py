@@ -77,9 +77,9 @@ from chat.pipeline.say import (
     Said,
     as_draft,
     copied,
-    copies_only,
     list_hint,
     parse_said,
+    restated_for_copies,
     reported_grammar,
     say_grammar,
     say_messages,
@@ -428,8 +428,8 @@ class Scholar:
             return reply.strip()
         said = parse_said(reply, len(chosen))
         log.debug("said from lines: %r", reply)
-        if copies_only(said, chosen):  # quotations alone are no answer
-            said = await self._say_again(turn, "copied") or said
+        if any(copied(s, chosen) for s in said):  # a quotation is no answer: its line is asked for again
+            said = restated_for_copies(said, await self._say_again(turn, "copied"), chosen)
         return as_draft(said, chosen) if said else None
 
     async def _say_again(self, turn: _Turn, fault: str) -> list[Said]:
