@@ -79,8 +79,8 @@ from chat.pipeline.say import (
     copied,
     list_hint,
     parse_said,
-    restated_for_copies,
     reported_grammar,
+    restated_for_copies,
     say_grammar,
     say_messages,
 )
