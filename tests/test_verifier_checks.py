@@ -262,3 +262,26 @@ def test_a_negation_inside_the_texts_own_words_quoted_is_the_texts_not_the_claim
     # single quotes: an apostrophe inside does not close them; their reason is the text's
     assert not claims_a_reason("He said ‘it’s because I don’t see it’ to them.")
     assert claims_a_reason("He left because it’s what he wanted.")
+
+
+def test_words_given_to_the_one_they_were_spoken_to_are_given_to_someone_else():
+    from tools.verification.relation_checks import quote_speaker_check
+
+    lines = ["That is what it means, and that’s how you should remember it.”",
+             "When he said this, Venerable Ānanda said to the Buddha,",
+             "“Sir, suppose a person who was weak with hunger was to obtain a honey-cake.",
+             "“Well then, Ānanda, you may remember this exposition of the teaching as ‘The Honey-Cake Discourse’.”"]
+    named = {"ananda", "buddha"}
+    swapped = 'When Ānanda said this, the Buddha said "Sir, suppose a person who was weak with hunger …"'
+    assert quote_speaker_check(swapped, named, lines) == "the cited lines give these words to someone else"
+    # the speaker the line names before its verb; words whose line names no one; another line's reply
+    assert quote_speaker_check('Ānanda said to the Buddha, "Sir, suppose a person who was weak with hunger"', named,
+                               lines) is None
+    assert quote_speaker_check('The Buddha said, "That is what it means, and that’s how you should remember it."',
+                               named, lines) is None
+    assert quote_speaker_check('The Buddha said, "Well then, Ānanda, you may remember this exposition"', named,
+                               lines) is None
+    # the introduction and the quotation on one line
+    one = ["When he said this, Venerable Ānanda said to the Buddha, “Sir, suppose a person who was weak with hunger."]
+    assert quote_speaker_check(swapped, named, one)
+    assert quote_speaker_check('Ānanda said, "Sir, suppose a person who was weak with hunger"', named, one) is None

@@ -334,11 +334,3 @@ def test_a_text_named_by_another_of_its_names_is_not_someone_its_lines_must_ment
     assert verdict({"MN 202": ["The Lotus Sermon"]}).verdict == "unsupported"
     assert verdict({"MN 201": ["Sermon"]}).verdict == "unsupported"
 
-
-def test_the_words_of_explaining_are_no_claim_but_what_is_explained_is(stores):
-    # "illustrates", "idea": how the model explains, in no text's words; what it says of the lotus is in 3.2–3.3
-    fair = ("The lotus illustrates the idea of the Realized One, who grew up in the world but lives unsoiled by it "
-            "[MN 201:3.2–3.3].")
-    assert _verify(stores, fair).verdict == "supported"
-    wrong = "The lotus illustrates the idea of a ferry boatman who grew up in the world [MN 201:3.2–3.3]."
-    assert _verify(stores, wrong).verdict != "supported"

@@ -55,7 +55,7 @@ from tools.verification.evidence import (
     segment_exists,
     states_in_segment,
 )
-from tools.verification.relation_checks import speaker_check, view_check
+from tools.verification.relation_checks import quote_speaker_check, speaker_check, view_check
 
 log = logging.getLogger(__name__)
 
@@ -423,7 +423,8 @@ class ClaimVerifier:
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.VIEW_UNSTATED, unstated
         if strict and verdict.verdict == "supported" and not verbatim:
-            spoken = self._own_words_made_fact(plain, sentence.citations, views)
+            spoken = self._own_words_made_fact(plain, sentence.citations, views) or \
+                self._words_given_to_another(plain, sentence.citations, views)
             if spoken:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.SPEAKER_DIFFERS, spoken
         if judge is not None and verdict.verdict == "supported":
@@ -479,6 +480,13 @@ class ClaimVerifier:
         holder = self._first_person(plain, views)
         cited = self._cited_lines(refs, views) if holder else []
         return speaker_check(plain, holder, cited) if holder and cited else None
+
+    def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
+        """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included)."""
+        lowercase = frozenset().union(*(v.lowercase for v in views))
+        named = set(names(_strip_framing(plain), lowercase)) | {fold(w) for w in word_list("speaker_titles")}
+        cited = self._cited_lines(refs, views) if '"' in fold(plain) else []
+        return quote_speaker_check(plain, named, cited) if cited else None
 
     def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
         """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
