@@ -144,7 +144,7 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
     assert copy("[1] This mind, mendicants, is radiant.")
     assert not copy("[1] The mind is radiant but corrupted by passing corruptions.")
     assert not copy("[1] This mind is radiant.")  # too short to be a copy of anything
-    assert not copy("[2] This mind, mendicants, is radiant.")  # another line's words: for the checks to judge
+    assert copy("[2] This mind, mendicants, is radiant.")  # another line's words, under this line's number
     # said again in reported speech, the line's words are still a copy
     assert copy("[1] AN 1.51 says that this mind, mendicants, is radiant.")
     assert not copy("[1] AN 1.51 says that the mind is radiant, though passing corruptions corrupt it.")

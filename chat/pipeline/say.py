@@ -96,13 +96,14 @@ def restated_for_copies(first: list[Said], again: list[Said], windows: list[Evid
 
 
 def copied(said: Said, windows: list[EvidenceWindow]) -> bool:
-    """Whether the sentence, past its reported-speech opener ("Dhp 19 says that"), is its line's words, word for
-    word: "Dhp 19 says that much though they may recite scripture, …" quotes the verse as surely as the verse alone
-    does, and says nothing the quotation below it does not."""
-    window = windows[said.line - 1]
-    text = said.text.removeprefix(reported_opener(window)).strip()
+    """Whether the sentence, past its reported-speech opener ("Dhp 19 says that"), is the words of one of the lines,
+    word for word: "Dhp 19 says that much though they may recite scripture, …" quotes the verse as surely as the
+    verse alone does, and says nothing the quotation below it does not. Any line's words: the model may copy
+    another line than the one it numbered."""
+    text = said.text.removeprefix(reported_opener(windows[said.line - 1])).strip()
     words = plain_words(text)
-    return len(words.split()) >= VERBATIM_WORDS and f" {words} " in f" {plain_words(line_text(window))} "
+    return len(words.split()) >= VERBATIM_WORDS and any(f" {words} " in f" {plain_words(line_text(w))} "
+                                                        for w in windows)
 
 
 def reported_opener(window: EvidenceWindow) -> str:
