@@ -285,3 +285,16 @@ def test_words_given_to_the_one_they_were_spoken_to_are_given_to_someone_else():
     one = ["When he said this, Venerable Ānanda said to the Buddha, “Sir, suppose a person who was weak with hunger."]
     assert quote_speaker_check(swapped, named, one)
     assert quote_speaker_check('Ānanda said, "Sir, suppose a person who was weak with hunger"', named, one) is None
+
+
+def test_a_question_asking_the_reader_to_agree_says_the_positive():
+    from tools.language.negation import polarity
+
+    verse = ("Would not they all go to heaven, then: all the frogs and the turtles, serpents, crocodiles, and other "
+             "water-dwellers too?")
+    claim = ("All the frogs and turtles, serpents, crocodiles, and other water-dwellers would all go to heaven if "
+             "bathing in water washed away bad deeds.")
+    assert negation_check(claim, verse) is None
+    assert polarity("Would not they all go to heaven, then:") == 0 and polarity("Isn’t it so?") == 0
+    # an order has no subject after its negation; a statement's "not" is where it always was
+    assert polarity("Don’t let the cold harm your skin.") == 1 and polarity("They would not go to heaven.") == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from tools.language.words import word_list, word_set
+from tools.language.words import pattern, word_list, word_set
 
 NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|nothing|none|neither|nor|nobody|nowhere|without|lack|lacks|lacking|"
@@ -24,13 +24,16 @@ _NEGATING = re.compile(
 # Opposites that share no negation word (data file: antonyms), in its order.
 ANTONYMS: list[tuple[str, str]] = [(a, b) for a, _, b in (pair.partition(":") for pair in word_list("antonyms"))]
 _AUXILIARY = word_set("auxiliaries")
+_RHETORICAL = pattern("rhetorical_question")
 
 
 def polarity(text: str) -> int:
     """Parity of negation words: 1 for negative, 0 for positive ("not never" cancels; "neither standing nor
-    swimming" is one negation, not two that cancel)."""
+    swimming" is one negation, not two that cancel; the "not" of a question that asks the reader to agree, "Would
+    not they all go to heaven, then:", says the positive)."""
     found = [w.lower() for w in NEGATION.findall(text.replace("’", "'"))]
-    return (len(found) - min(found.count("neither"), found.count("nor"))) % 2
+    rhetorical = 1 if found and _RHETORICAL.search(text.lower()) else 0
+    return (len(found) - min(found.count("neither"), found.count("nor")) - rhetorical) % 2
 
 
 def negates(text: str) -> bool:
