@@ -334,3 +334,15 @@ def test_a_text_named_by_another_of_its_names_is_not_someone_its_lines_must_ment
     assert verdict({"MN 202": ["The Lotus Sermon"]}).verdict == "unsupported"
     assert verdict({"MN 201": ["Sermon"]}).verdict == "unsupported"
 
+
+
+def test_a_negation_is_the_clauses_polarity_not_a_word_the_lines_must_hold(tmp_path):
+    verdict = _one_text(tmp_path, 301, "Acacia Leaves", [
+        ("1.1", "Suppose someone were to say: ‘Without comprehending the noble truths, I will make an end of "
+                "suffering.’"),
+        ("1.2", "That is not possible."),
+        ("2.1", "The noble truths lead to the end of suffering.")])
+    # "cannot": the lines say "not possible"; the check of its polarity is the negation check's
+    assert verdict("Without comprehending the noble truths, one cannot make an end of suffering "
+                   "[MN 301:1.1–1.2].") == "supported"
+    assert verdict("The noble truths do not lead to the end of suffering [MN 301:2.1].") == "unsupported"

@@ -31,9 +31,16 @@ MAX_WINDOW = 3  # segments; a long claim (a list, a verse) may span a few more, 
 WINDOW_PENALTY = 0.02  # per extra segment: prefer the tightest window that covers the claim
 
 
+# A negation particle or a contracted negation ("didn’t", "can't"): polarity, judged by the negation check
+_NEGATION_ONLY = re.compile(r"\b(?:" + "|".join(word_list("negation_particles")) + r")\b|\b\w+n[’']t\b",
+                            re.IGNORECASE)
+
+
 def claim_tokens(text: str) -> list[str]:
+    """The words of a claim that the lines must hold: not its framing ("says", "describes"), numbers, or the words
+    that only make it negative."""
     seen: dict[str, None] = {}
-    for t in words(text):
+    for t in words(_NEGATION_ONLY.sub(" ", text)):
         if t not in FRAMING and not t.isdigit() and len(t) > 1:
             seen.setdefault(t, None)
     return list(seen)
