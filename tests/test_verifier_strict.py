@@ -346,3 +346,18 @@ def test_a_negation_is_the_clauses_polarity_not_a_word_the_lines_must_hold(tmp_p
     assert verdict("Without comprehending the noble truths, one cannot make an end of suffering "
                    "[MN 301:1.1–1.2].") == "supported"
     assert verdict("The noble truths do not lead to the end of suffering [MN 301:2.1].") == "unsupported"
+
+
+def test_words_given_to_the_one_they_were_spoken_to_are_found_wherever_the_text_has_them(tmp_path):
+    verdict = _one_text(tmp_path, 302, "The Honey-Cake", [
+        ("1.1", "When he said this, Venerable Ānanda said to the Buddha,"),
+        ("1.2", "“Sir, suppose a person who was weak with hunger were to obtain a honey-cake.”"),
+        ("2.1", "“Well then, Ānanda, you may remember this as the Honey-Cake Discourse.”"),
+        ("2.2", "That is what the Buddha said.")])
+    # Ānanda's words given to the Buddha, under the number of lines that do not hold them: still found, still his
+    swapped = 'The Buddha said "Sir, suppose a person who was weak with hunger were to obtain a honey-cake." [MN 302:2.1]'
+    assert verdict(swapped) == "unsupported"
+    assert verdict('Ānanda said to the Buddha, "Sir, suppose a person who was weak with hunger were to obtain a '
+                   'honey-cake." [MN 302:1.1–1.2]') == "supported"
+    assert verdict('The Buddha said "Well then, Ānanda, you may remember this as the Honey-Cake Discourse." '
+                   '[MN 302:2.1–2.2]') == "supported"

@@ -164,6 +164,7 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.TABLE_DIFFERS: Reason.NOT_IN_TEXT,
             Finding.REASON_UNSTATED: Reason.REASON_UNSTATED, Finding.VIEW_UNSTATED: Reason.VIEW_UNSTATED,
             Finding.SPEAKER_DIFFERS: Reason.SPEAKER_DIFFERS,
+            Finding.WORDS_GIVEN_TO_ANOTHER: Reason.WORDS_GIVEN_TO_ANOTHER,
             Finding.SUPPORTED: Reason.NOT_IN_TEXT}
 
 

@@ -50,6 +50,7 @@ class Reason(StrEnum):
     REASON_UNSTATED = "reason_unstated"
     VIEW_UNSTATED = "view_unstated"
     SPEAKER_DIFFERS = "speaker_differs"
+    WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -76,6 +77,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.REASON_UNSTATED: "It gives a reason the cited lines do not give.",
     Reason.VIEW_UNSTATED: "It gives someone a view the cited lines do not give as theirs.",
     Reason.SPEAKER_DIFFERS: "It makes what someone says in the text into a fact about them.",
+    Reason.WORDS_GIVEN_TO_ANOTHER: "It gives someone words that the text gives to another.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

@@ -89,27 +89,29 @@ _QUOTE_MARK = re.compile(r"[“\"]")
 SAID_TO_QUOTE = 40  # characters at most between the verb of speech and the quotation it introduces
 
 
-def quote_speaker_check(claim: str, names_: set[str], cited: list[str]) -> str | None:
+def quote_speaker_check(claim: str, names_: set[str], lines: list[str]) -> str | None:
     """A sentence that gives a quotation to a named person ("… the Buddha said “Sir, suppose a person who was weak
     with hunger …”") where the line that introduces those words names that person only as the one spoken to
     ("Venerable Ānanda said to the Buddha,"): speaker and listener swapped, which a small model does when it
     restates a dialogue, and every word of the sentence is in the lines. `names_`: the sentence's names, folded;
-    `cited`: the cited lines in order, a line wider each side. No finding unless the quotation's first line is found
-    and the line introducing it is a line of speech that names the person after its verb."""
+    `lines`: the text's lines in order (the quotation's own words say where it is, whichever lines are cited). No
+    finding unless a line holding the quotation's first words is introduced that way, and none is introduced as
+    that person's."""
     folded = fold(claim)
     q = folded.find('"')
     said = list(_SAID.finditer(folded[:q])) if q > 0 else []
     if not said or said[-1].group(1) not in names_ or q - said[-1].end() > SAID_TO_QUOTE:
         return None
     holder, head = said[-1].group(1), " ".join(words(folded[q + 1:])[:4])
-    for i, line in enumerate(cited):
+    listener = speaker = False
+    for i, line in enumerate(lines):
         if not head or head not in " ".join(words(line)):
             continue
         pre = _QUOTE_MARK.split(line, maxsplit=1)[0] if _QUOTE_MARK.search(line) else ""
-        intro = pre if words(pre) and head not in " ".join(words(pre)) else (cited[i - 1] if i > 0 else "")
-        if _listener_only(holder, intro):
-            return "the cited lines give these words to someone else"
-    return None
+        intro = pre if words(pre) and head not in " ".join(words(pre)) else (lines[i - 1] if i > 0 else "")
+        listener = listener or _listener_only(holder, intro)
+        speaker = speaker or _speaks(holder, intro) or (holder in fold(intro) and not _listener_only(holder, intro))
+    return "the cited lines give these words to someone else" if listener and not speaker else None
 
 
 def _listener_only(holder: str, intro: str) -> bool:

@@ -124,6 +124,7 @@ class Finding(StrEnum):
     REASON_UNSTATED = "reason_unstated"  # "… because …" where the cited lines give no reason
     VIEW_UNSTATED = "view_unstated"  # "X held the view that …" where no cited line gives it as X's
     SPEAKER_DIFFERS = "speaker_differs"  # "X were …" from X's own words about someone else
+    WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"  # "X said “…”" where the text has Y say it to X
 
 
 @dataclass
@@ -423,10 +424,14 @@ class ClaimVerifier:
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.VIEW_UNSTATED, unstated
         if strict and verdict.verdict == "supported" and not verbatim:
-            spoken = self._own_words_made_fact(plain, sentence.citations, views) or \
-                self._words_given_to_another(plain, sentence.citations, views)
+            spoken = self._own_words_made_fact(plain, sentence.citations, views)
             if spoken:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.SPEAKER_DIFFERS, spoken
+        if strict and verdict.verdict == "supported" and not verbatim:
+            given = self._words_given_to_another(plain, sentence.citations, views)
+            if given:
+                verdict.verdict, verdict.finding, verdict.reason = \
+                    "unsupported", Finding.WORDS_GIVEN_TO_ANOTHER, given
         if judge is not None and verdict.verdict == "supported":
             self._judge(judge, verdict, views)
         elif judge is not None and (RESCUE_STRICT or not strict) and _rescuable(verdict):
@@ -482,11 +487,16 @@ class ClaimVerifier:
         return speaker_check(plain, holder, cited) if holder and cited else None
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
-        """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included)."""
+        """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included),
+        against the whole of each text it cites: the quotation is where its words are, whatever lines are cited (a
+        sentence given another line's number was checked against lines that do not hold its quotation)."""
         lowercase = frozenset().union(*(v.lowercase for v in views))
+        if '"' not in fold(plain):
+            return None
         named = set(names(_strip_framing(plain), lowercase)) | {fold(w) for w in word_list("speaker_titles")}
-        cited = self._cited_lines(refs, views) if '"' in fold(plain) else []
-        return quote_speaker_check(plain, named, cited) if cited else None
+        cited = {c.sutta_id for c in refs if c.ok}
+        return next((found for v in views if v.sutta_id in cited
+                     if (found := quote_speaker_check(plain, named, [s.en for s in v.segments]))), None)
 
     def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
         """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
