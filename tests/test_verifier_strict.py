@@ -355,7 +355,8 @@ def test_words_given_to_the_one_they_were_spoken_to_are_found_wherever_the_text_
         ("2.1", "“Well then, Ānanda, you may remember this as the Honey-Cake Discourse.”"),
         ("2.2", "That is what the Buddha said.")])
     # Ānanda's words given to the Buddha, under the number of lines that do not hold them: still found, still his
-    swapped = 'The Buddha said "Sir, suppose a person who was weak with hunger were to obtain a honey-cake." [MN 302:2.1]'
+    swapped = ('The Buddha said "Sir, suppose a person who was weak with hunger were to obtain a honey-cake." '
+               '[MN 302:2.1]')
     assert verdict(swapped) == "unsupported"
     assert verdict('Ānanda said to the Buddha, "Sir, suppose a person who was weak with hunger were to obtain a '
                    'honey-cake." [MN 302:1.1–1.2]') == "supported"
