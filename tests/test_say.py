@@ -159,6 +159,7 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
     grammar = reported_grammar(lines)
     assert '"[1] AN 1.51 says that " reported' in grammar and '"[2] Dhp 21 says that " reported' in grammar
     assert ABSTAIN_SENTENCE not in grammar  # it already answered from these lines
+    assert grammar.startswith('root ::= item ("\\n" item){0,1}\n')  # two sentences at most: not every line again
     llama_cpp = pytest.importorskip("llama_cpp")
     assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
 

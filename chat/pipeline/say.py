@@ -31,6 +31,7 @@ from tools.verification.claim_checks import plain_words
 from tools.verification.verifier import VERBATIM_WORDS
 
 MAX_SENTENCES = 4
+MAX_SAID_AGAIN = 2  # asked again, the model restated each line it had chosen in turn, four mechanical sentences
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 # What the model is told when it is asked again (prompts/say_again.md)
@@ -69,7 +70,7 @@ def reported_grammar(windows: list[EvidenceWindow]) -> str:
     "this mind, mendicants, is" becomes the reader's "the mind is", and the sentence is an answer, not a quotation.
     The opener is always true: line k is that text's."""
     heads = " | ".join(f'"[{k}] {_gbnf(reported_opener(w))}" reported' for k, w in enumerate(windows, 1))
-    return (f'root ::= item ("\\n" item){{0,{MAX_SENTENCES - 1}}}\n'
+    return (f'root ::= item ("\\n" item){{0,{MAX_SAID_AGAIN - 1}}}\n'
             f"item ::= {heads}\n"
             "reported ::= rhead inner{4,299} tail\n"
             r"rhead ::= [a-z\u00e0-\u024f\u1e01-\u1eff] | quoted" "\n" + _ITEM.split("\n", 3)[3])
