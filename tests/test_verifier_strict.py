@@ -87,6 +87,10 @@ def test_a_sentence_cited_to_the_wrong_passage_of_the_turn_is_cited_to_the_right
         sentences, passages_of(store, "mn201", "mn202"), strict=True, cite_from=cite_from), ["MN 201", "MN 202"])
     text = render(checked.draft)
     assert "MN 202:2.1" in text and "MN 201" not in text and not checks.unsupported_claims(checked.draft)
+    # a sentence that names the text it cites is about that text: not moved to another that holds its words
+    named = "MN 201 says that because he ate so little, the skin of his belly stuck to his backbone [MN 201:2.1]."
+    v = _verify(stores, named, cite_from=["MN 201", "MN 202"])
+    assert v.verdict == "unsupported" and v.cited_to is None
 
 
 def _verify_asked(stores, text: str, question: str):

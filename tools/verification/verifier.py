@@ -359,6 +359,8 @@ class ClaimVerifier:
         number of the passage beside the right one): that verdict, with the reference as `cited_to`. Judged by
         the local checks alone: the sentence stands only where the other text holds its words as they are."""
         cited = {c.sutta_id for c in sentence.citations}
+        if cited & set(_mentioned(sentence.plain)):
+            return None  # "MN 131 says that …": about the text it names and cites, held there or nowhere
         others = [s for s in cite_from if s not in cited]
         if not others:
             return None
