@@ -298,3 +298,18 @@ def test_a_question_asking_the_reader_to_agree_says_the_positive():
     assert polarity("Would not they all go to heaven, then:") == 0 and polarity("Isn’t it so?") == 0
     # an order has no subject after its negation; a statement's "not" is where it always was
     assert polarity("Don’t let the cold harm your skin.") == 1 and polarity("They would not go to heaven.") == 1
+
+
+def test_advice_from_a_story_of_what_someone_did_is_not_what_the_text_tells():
+    from tools.verification.claim_checks import instruction_check
+
+    story = ["At one time a certain mendicant was staying in a forest thicket.",
+             "Now at that time that mendicant, during their day’s meditation, was thinking bad, unskillful thoughts."]
+    advice = "The mendicant should think bad thoughts, which are sensual, malicious, and cruel."
+    assert instruction_check(advice, story) == "the cited lines tell what someone did, not what to do"
+    # the story told as a story; lines that tell what to do; a teaching in the present tense; a quoted "should"
+    assert instruction_check("The mendicant was thinking bad thoughts.", story) is None
+    assert instruction_check("One should not run back to the past.", ["Don’t run back to the past."]) is None
+    assert instruction_check("A mendicant should understand when sensual desire is in them.",
+                             ["It’s when a mendicant who has sensual desire in them understands it."]) is None
+    assert instruction_check('He said "you should go" to the mendicant.', story) is None

@@ -162,7 +162,8 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.NAME_DIFFERS: Reason.NAME_DIFFERS, Finding.NUMBER_DIFFERS: Reason.NUMBER_DIFFERS,
             Finding.NEGATED: Reason.NEGATED, Finding.MISQUOTED: Reason.MISQUOTED, Finding.JUDGED: Reason.JUDGED,
             Finding.POINTER_IDLE: Reason.POINTER_IDLE, Finding.TABLE_DIFFERS: Reason.NOT_IN_TEXT,
-            Finding.REASON_UNSTATED: Reason.REASON_UNSTATED, Finding.VIEW_UNSTATED: Reason.VIEW_UNSTATED,
+            Finding.REASON_UNSTATED: Reason.REASON_UNSTATED,
+            Finding.INSTRUCTION_UNSTATED: Reason.INSTRUCTION_UNSTATED, Finding.VIEW_UNSTATED: Reason.VIEW_UNSTATED,
             Finding.SPEAKER_DIFFERS: Reason.SPEAKER_DIFFERS,
             Finding.WORDS_GIVEN_TO_ANOTHER: Reason.WORDS_GIVEN_TO_ANOTHER,
             Finding.SUPPORTED: Reason.NOT_IN_TEXT}

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     NUMBER_DIFFERS = "number_differs"
     NEGATED = "negated"
     REASON_UNSTATED = "reason_unstated"
+    INSTRUCTION_UNSTATED = "instruction_unstated"
     VIEW_UNSTATED = "view_unstated"
     SPEAKER_DIFFERS = "speaker_differs"
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"
@@ -75,6 +76,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.NUMBER_DIFFERS: "The cited lines give a different number.",
     Reason.NEGATED: "The cited lines say the opposite.",
     Reason.REASON_UNSTATED: "It gives a reason the cited lines do not give.",
+    Reason.INSTRUCTION_UNSTATED: "It gives as advice what the cited lines tell as something someone did.",
     Reason.VIEW_UNSTATED: "It gives someone a view the cited lines do not give as theirs.",
     Reason.SPEAKER_DIFFERS: "It makes what someone says in the text into a fact about them.",
     Reason.WORDS_GIVEN_TO_ANOTHER: "It gives someone words that the text gives to another.",

@@ -1,6 +1,6 @@
 """Reasons and views: a line that gives a reason ("Because …", "That's why …") and a sentence that claims one
 ("… because …"); a sentence that gives someone a view ("Sāti held the view that …") and a line that introduces one
-("had the following harmful misconception:").
+("had the following harmful misconception:"); a sentence that says what one should do and a line that tells it.
 
 A "why" question asks for the line that gives the reason (tools.search.shapes); a sentence of the model's own that
 says "because" claims the text gives that reason, so the lines it cites must give one (the claim checks). Both
@@ -18,6 +18,9 @@ _GIVES = re.compile(pattern("gives_reason").pattern, re.IGNORECASE)
 _ASSERTS = re.compile(pattern("asserts_reason").pattern, re.IGNORECASE)
 _ASSERTS_VIEW = re.compile(pattern("asserts_view").pattern, re.IGNORECASE)
 _INTRODUCES_VIEW = re.compile(pattern("introduces_view").pattern, re.IGNORECASE)
+_ASSERTS_INSTRUCTION = re.compile(pattern("asserts_instruction").pattern, re.IGNORECASE)
+_INSTRUCTS = re.compile(pattern("instructs").pattern, re.IGNORECASE)
+_NARRATES = re.compile(pattern("narrates").pattern, re.IGNORECASE)
 
 
 def gives_reason(text: str) -> bool:
@@ -40,3 +43,18 @@ def view_asserted(text: str) -> str | None:
 def introduces_view(text: str) -> bool:
     """The line introduces a view ("had the following harmful misconception:", "you have such a view", "holds")."""
     return bool(_INTRODUCES_VIEW.search(text))
+
+
+def asserts_instruction(text: str) -> bool:
+    """The sentence says what someone should or must do."""
+    return bool(_ASSERTS_INSTRUCTION.search(text))
+
+
+def instructs(text: str) -> bool:
+    """The line tells what to do or not to do ("should", "I allow", "Don’t run back to the past")."""
+    return bool(_INSTRUCTS.search(text))
+
+
+def narrates(text: str) -> bool:
+    """The line tells what someone was doing ("was thinking bad, unskillful thoughts")."""
+    return bool(_NARRATES.search(text))

@@ -17,7 +17,7 @@ from tools.language.negation import (
     words_after_negations,
 )
 from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
-from tools.language.reasons import asserts_reason, gives_reason
+from tools.language.reasons import asserts_instruction, asserts_reason, gives_reason, instructs, narrates
 from tools.language.sentences import clauses, phrases
 from tools.language.words import STOPWORDS, fold, folded_words, light_stem, tokenize, word_list, word_set
 from tools.references import MENTION
@@ -351,6 +351,18 @@ def claims_a_reason(claim: str) -> bool:
     """The sentence, outside its quotations, gives a reason ("… because …"): a reason quoted in the text's own
     words is the text's."""
     return asserts_reason(_QUOTED.sub(" ", claim))
+
+
+def instruction_check(claim: str, cited: list[str]) -> str | None:
+    """A sentence that says what someone should do ("The mendicant should think bad thoughts, which are sensual,
+    malicious, and cruel") says the text tells it: asked how to deal with something, a small model turns the story
+    of what someone did ("that mendicant … was thinking bad, unskillful thoughts") into advice. A finding only where
+    no cited line tells what to do and one tells what someone was doing; `cited` empty (no lines known): none."""
+    if not cited or not asserts_instruction(_QUOTED.sub(" ", claim)):
+        return None
+    if any(instructs(line) for line in cited) or not any(narrates(line) for line in cited):
+        return None
+    return "the cited lines tell what someone did, not what to do"
 
 
 def reason_check(claim: str, cited: list[str]) -> str | None:

@@ -30,6 +30,7 @@ from tools.verification.claim_checks import (
     count_check,
     count_holder_check,
     counted,
+    instruction_check,
     joined_name,
     mend_quotations,
     misquoted,
@@ -122,6 +123,7 @@ class Finding(StrEnum):
     POINTER_IDLE = "pointer_idle"  # "This is found in [A], [B]" where some of them do not hold it
     TABLE_DIFFERS = "table_differs"  # SuttaCentral's table of parallels or the rule index says otherwise
     REASON_UNSTATED = "reason_unstated"  # "… because …" where the cited lines give no reason
+    INSTRUCTION_UNSTATED = "instruction_unstated"  # "… should …" where the cited lines tell a story
     VIEW_UNSTATED = "view_unstated"  # "X held the view that …" where no cited line gives it as X's
     SPEAKER_DIFFERS = "speaker_differs"  # "X were …" from X's own words about someone else
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"  # "X said “…”" where the text has Y say it to X
@@ -421,6 +423,10 @@ class ClaimVerifier:
             unstated = reason_check(plain, cited and (self._reason_lines(results, views) or cited))
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.REASON_UNSTATED, unstated
+        if strict and verdict.verdict == "supported" and not verbatim:
+            unstated = instruction_check(plain, self._cited_lines(sentence.citations, views))
+            if unstated:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.INSTRUCTION_UNSTATED, unstated
         if strict and verdict.verdict == "supported" and not verbatim and view_asserted(plain):
             unstated = self._view_unstated(plain, sentence.citations, views)
             if unstated:
