@@ -366,3 +366,20 @@ def test_words_given_to_the_one_they_were_spoken_to_are_found_wherever_the_text_
                    'honey-cake." [MN 302:1.1–1.2]') == "supported"
     assert verdict('The Buddha said "Well then, Ānanda, you may remember this as the Honey-Cake Discourse." '
                    '[MN 302:2.1–2.2]') == "supported"
+
+
+def test_a_sentence_under_the_number_of_lines_far_from_those_that_hold_it_is_cited_where_it_is(stores):
+    # held by 1.2; cited to 3.3, beyond the neighbours the check reads: the side panel would open the lotus
+    sentence = "The Buddha stayed near Ayojjhā on the Ganges bank [MN 201:3.3]."
+    v = _verify(stores, sentence)
+    assert v.verdict == "supported" and v.cited_to and v.cited_to.startswith("MN 201:1.2")
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+    checked = checks.check(parse(sentence), lambda sentences, cite_from: verifier.verify(
+        sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
+    assert "[MN 201:1.2]" in render(checked.draft)
+    # cited beside the lines that hold it (2.2 is two lines from 1.2), or to the whole text: the citation stands
+    assert _verify(stores, "The Buddha stayed near Ayojjhā on the Ganges bank "
+                           "[MN 201:2.2].").cited_to is None
+    assert _verify(stores, "The Buddha stayed near Ayojjhā on the Ganges bank "
+                           "[MN 201].").cited_to is None

@@ -196,8 +196,6 @@ def check(draft: Draft, verify: Verify, cite_from: list[str]) -> Checked:
         if line.stands and line.status is Status.STANDS and v.verdict == "supported" and v.evidence_ref:
             if (sharper := _narrowed(line.citations, v.evidence_ref)) is not None:
                 line, narrowed = line.map_refs(_replacing(*sharper)), narrowed + 1
-            elif (moved := _moved(line.citations, v.evidence_ref)) is not None:
-                line, cited = line.map_refs(_replacing(*moved)), cited + 1
         lines[at] = line
     return Checked(draft.with_lines(lines), report.confidence, narrowed=narrowed, cited=cited)
 
@@ -368,32 +366,6 @@ def _narrowed(citations: list[CitationRef], evidence_ref: str) -> tuple[int, Cit
         if _starts_within(e, ref):
             return i, e
     return None
-
-
-def _moved(citations: list[CitationRef], evidence_ref: str) -> tuple[int, CitationRef] | None:
-    """Which citation (by its place) to move to the lines the verifier found the sentence in, and to what: a
-    sentence held by lines of its text that none of its references to that text reaches. The model wrote another
-    line's number ("If a mendicant approves … this gives rise to relishing" as SN 35.63:3.13–3.18, where it is not
-    approving and relishing ceases; it is 2.1–2.3), and the side panel would open the wrong passage. None when a
-    reference reaches them, or none is of that text."""
-    ev = find_citations(f"[{evidence_ref}]")
-    if not ev or not ev[0].ok or ev[0].is_document or not ev[0].seg_start:
-        return None
-    e = replace(ev[0], raw=ev[0].display())
-    same = [(i, ref) for i, ref in enumerate(citations) if ref.ok and ref.sutta_id == e.sutta_id]
-    if not same or any(not ref.seg_start or _overlaps(e, ref) for _, ref in same):
-        return None
-    return same[0][0], e
-
-
-def _overlaps(a: CitationRef, b: CitationRef) -> bool:
-    """Whether two references to lines of one text share a line."""
-    uid = sutta_id_to_uid(a.sutta_id or "")
-
-    def span(r: CitationRef) -> tuple:
-        return segment_key(f"{uid}:{r.seg_start}"), segment_key(f"{uid}:{r.seg_end or r.seg_start}")
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return a0 <= b1 and b0 <= a1
 
 
 def _narrowed_document(citations: list[CitationRef], e: CitationRef) -> tuple[int, CitationRef] | None:

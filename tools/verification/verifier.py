@@ -455,6 +455,9 @@ class ClaimVerifier:
                 mended = self._mended(sentence, views, retrieved, judge, strict, about, framing)
                 if mended is not None:
                     return mended
+        if strict and verdict.verdict == "supported" and verdict.evidence is not None and not verdict.cited_to \
+                and self._far_from_cited(sentence.citations, verdict.evidence, views):
+            verdict.cited_to = verdict.evidence.ref
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
             verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
         if verdict.verdict == "unsupported" and verdict.finding is Finding.NOT_IN_TEXT:
@@ -505,6 +508,21 @@ class ClaimVerifier:
         cited = {c.sutta_id for c in refs if c.ok}
         return next((found for v in views if v.sutta_id in cited
                      if (found := quote_speaker_check(plain, named, [s.en for s in v.segments]))), None)
+
+    @staticmethod
+    def _far_from_cited(refs: list[CitationRef], evidence: Evidence, views: list[SuttaView]) -> bool:
+        """Whether the lines that hold a sentence lie beyond the neighbours (`STRICT_REGION`) of every line its
+        references to that text name: the model wrote another line's number ("If a mendicant approves … this gives
+        rise to relishing" as SN 35.63:3.13–3.18, where relishing ceases; it is 2.1–2.3), and the side panel would
+        open lines that do not say it. False when a reference names the whole text or the text is not cited."""
+        view = next((v for v in views if v.sutta_id == evidence.sutta_id), None)
+        local = [seg.rpartition(":")[2] if seg else None for seg in (evidence.seg_start, evidence.seg_end)]
+        held = cited_span(view, local[0], local[1]) if view is not None else None
+        spans = [cited_span(view, r.seg_start, r.seg_end) for r in refs if r.ok and r.sutta_id == evidence.sutta_id]
+        if view is None or held is None or not spans or any(span is None for span in spans):
+            return False
+        return all(held[0] > hi + STRICT_REGION or held[1] < lo - STRICT_REGION
+                   for lo, hi in (span for span in spans if span is not None))
 
     def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
         """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
