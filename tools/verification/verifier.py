@@ -516,10 +516,12 @@ class ClaimVerifier:
         rise to relishing" as SN 35.63:3.13–3.18, where relishing ceases; it is 2.1–2.3), and the side panel would
         open lines that do not say it. False when a reference names the whole text or the text is not cited."""
         view = next((v for v in views if v.sutta_id == evidence.sutta_id), None)
+        if view is None:
+            return False
         local = [seg.rpartition(":")[2] if seg else None for seg in (evidence.seg_start, evidence.seg_end)]
-        held = cited_span(view, local[0], local[1]) if view is not None else None
+        held = cited_span(view, local[0], local[1])
         spans = [cited_span(view, r.seg_start, r.seg_end) for r in refs if r.ok and r.sutta_id == evidence.sutta_id]
-        if view is None or held is None or not spans or any(span is None for span in spans):
+        if held is None or not spans or any(span is None for span in spans):
             return False
         return all(held[0] > hi + STRICT_REGION or held[1] < lo - STRICT_REGION
                    for lo, hi in (span for span in spans if span is not None))
