@@ -313,3 +313,20 @@ def test_advice_from_a_story_of_what_someone_did_is_not_what_the_text_tells():
     assert instruction_check("A mendicant should understand when sensual desire is in them.",
                              ["It’s when a mendicant who has sensual desire in them understands it."]) is None
     assert instruction_check('He said "you should go" to the mendicant.', story) is None
+
+
+def test_anothers_words_of_themselves_said_to_someone_are_not_that_persons():
+    from tools.verification.relation_checks import addressed_check
+
+    lines = ["how is it you’ve stopped and I have not?”", "“Aṅgulimāla, I have forever stopped—",
+             "I’ve laid aside violence towards all creatures.",
+             "But you can’t stop yourself from harming living creatures;",
+             "that’s why I’ve stopped, but you have not.”"]
+    others = {"buddha"}
+    wrong = "Angulimala stopped chasing the Buddha because he had laid aside violence towards all creatures."
+    assert addressed_check(wrong, "angulimala", others, lines)
+    # said to him of him; said of the speaker, who is named
+    assert addressed_check("Angulimala could not stop himself from harming living creatures.", "angulimala",
+                           others, lines) is None
+    assert addressed_check("The Buddha told Angulimala he had laid aside violence towards all creatures.",
+                           "angulimala", others, lines) is None

@@ -383,3 +383,23 @@ def test_a_sentence_under_the_number_of_lines_far_from_those_that_hold_it_is_cit
                            "[MN 201:2.2].").cited_to is None
     assert _verify(stores, "The Buddha stayed near Ayojjhā on the Ganges bank "
                            "[MN 201].").cited_to is None
+
+
+def test_what_is_left_of_a_partly_supported_sentence_is_judged_again_as_a_whole(stores):
+    store, bm25 = stores
+    verifier = ClaimVerifier(EvidenceIndex(store, bm25))
+
+    def checked(sentence: str):
+        result = checks.check(parse(sentence), lambda sentences, cite_from: verifier.verify(
+            sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
+        return render(result.draft), checks.unsupported_claims(result.draft)
+
+    # the last clause fails; what is left gives a reason no line gives: it goes too, listed as the whole sentence
+    joined = ("Sāriputta explained the four noble truths to the mendicants in detail because the Buddha was staying "
+              "near Ayojjhā on the bank of the Ganges river, and he ate meat at the royal palace [MN 201:1.2–2.2].")
+    text, removed = checked(joined)
+    assert "Sāriputta" not in text and removed and removed[0].sentence.startswith("Sāriputta explained")
+    # what is left that stands as a sentence stays
+    text, removed = checked("Sāriputta explained the four noble truths to the mendicants in detail, and he ate meat "
+                            "at the royal palace [MN 201:2.2].")
+    assert "Sāriputta explained the four noble truths" in text and removed

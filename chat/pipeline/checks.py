@@ -197,7 +197,24 @@ def check(draft: Draft, verify: Verify, cite_from: list[str]) -> Checked:
             if (sharper := _narrowed(line.citations, v.evidence_ref)) is not None:
                 line, narrowed = line.map_refs(_replacing(*sharper)), narrowed + 1
         lines[at] = line
+    _recheck_partly(lines, verify, cite_from)
     return Checked(draft.with_lines(lines), report.confidence, narrowed=narrowed, cited=cited)
+
+
+def _recheck_partly(lines: list[Line], verify: Verify, cite_from: list[str]) -> None:
+    """What is left of a partly supported sentence judged again, as the sentence it now is: the checks of a whole
+    sentence (a reason given, a view or words given to someone) had read it with the clause that failed, and passed
+    over it. "Aṅgulimāla stopped chasing the Buddha because he had laid aside violence towards all creatures" was
+    left of a sentence whose last clause failed, and stood: it gives Aṅgulimāla the Buddha's words of himself. Goes
+    unless it is supported."""
+    partly = [at for at, line in enumerate(lines) if line.status is Status.REVISED and line.reason is Reason.PARTLY]
+    if not partly:
+        return
+    for v in verify([lines[at].sentence() for at in partly], cite_from).verdicts:
+        if 0 <= v.index < len(partly) and v.verdict != "supported":
+            at = partly[v.index]
+            lines[at] = lines[at].removed(_REASONS[v.finding], detail=v.reason, verdict=v.verdict,
+                                          evidence_ref=v.evidence_ref, score=v.score)
 
 
 def _cited_to(line: Line, ref: str) -> Line:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from tools.language.reasons import introduces_view, view_asserted
-from tools.language.words import fold, words
+from tools.language.words import fold, pattern, words
 from tools.verification.evidence import matches_any
 
 VIEW_SHARE = 0.6  # of the view's words the line that states it best must hold (else the view is not located)
@@ -123,3 +123,36 @@ def _listener_only(holder: str, intro: str) -> bool:
         return False
     at = folded.find(holder)
     return at > verbs[-1].start()
+
+
+_FIRST_PERSON = pattern("first_person")
+_CLAUSES = re.compile(r"[,;:—]|\b(?:because|since|and|but|so|while|when|after)\b")
+MIN_CLAUSE_WORDS = 3  # a clause with fewer content words holds too little to locate
+
+
+def addressed_check(claim: str, holder: str, others: set[str], lines: list[str]) -> str | None:
+    """A sentence that gives a named person what another says of themselves to that person: "Aṅgulimāla stopped
+    chasing the Buddha because he had laid aside violence towards all creatures", where the lines are the Buddha's
+    reply, "“Aṅgulimāla, I have forever stopped— / I’ve laid aside violence towards all creatures." Each clause of
+    the sentence that names no one else (`others`, folded) is located in the lines; a finding when the lines that
+    hold it best are in the first person, inside a quotation that opens by calling the person by name. `holder`:
+    the person's name, folded; `lines`: the cited lines in order, a line wider each side."""
+    for clause in _CLAUSES.split(fold(claim)):
+        said = [w for w in words(clause) if w not in words(holder)]
+        # another named in the clause is its subject, or its object ("buddha" is a stopword to `words`)
+        if len(said) < MIN_CLAUSE_WORDS or any(w in others for w in re.findall(r"\w+", clause)):
+            continue
+        best = _lines_stating(" ".join(said), holder, lines)
+        if best and all(_FIRST_PERSON.search(fold(lines[i])) and _called_by_name(holder, lines, i) for i in best):
+            return "the cited lines are another's words of themselves, said to them"
+    return None
+
+
+def _called_by_name(holder: str, lines: list[str], at: int) -> bool:
+    """The quotation that line `at` is in (opened on it or up to three lines before) opens by calling the person by
+    name ("“Aṅgulimāla, I have …")."""
+    for j in range(at, max(-1, at - 4), -1):
+        if "“" in lines[j]:
+            opened = fold(lines[j].rsplit("“", 1)[1]).lstrip(" '\"")
+            return opened.startswith(holder) and opened[len(holder):].lstrip()[:1] in (",", "—", "-", "!")
+    return False

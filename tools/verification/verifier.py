@@ -56,7 +56,7 @@ from tools.verification.evidence import (
     segment_exists,
     states_in_segment,
 )
-from tools.verification.relation_checks import quote_speaker_check, speaker_check, view_check
+from tools.verification.relation_checks import addressed_check, quote_speaker_check, speaker_check, view_check
 
 log = logging.getLogger(__name__)
 
@@ -492,10 +492,16 @@ class ClaimVerifier:
         return view_check(plain, holder, cited) if holder and cited else None
 
     def _own_words_made_fact(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
-        """`speaker_check` for a sentence that says who or what the first person it names is."""
+        """`speaker_check` for a sentence that says who or what the first person it names is; `addressed_check` for
+        one that gives that person what another says of themselves to them."""
         holder = self._first_person(plain, views)
         cited = self._cited_lines(refs, views) if holder else []
-        return speaker_check(plain, holder, cited) if holder and cited else None
+        if not holder or not cited:
+            return None
+        lowercase = frozenset().union(*(v.lowercase for v in views))
+        others = ({fold(w) for w in word_list("speaker_titles")} | set(names(_strip_framing(plain), lowercase))) - \
+            {holder}
+        return speaker_check(plain, holder, cited) or addressed_check(plain, holder, others, cited)
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included),
