@@ -169,6 +169,11 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.SUPPORTED: Reason.NOT_IN_TEXT}
 
 
+# What only a whole sentence can be found to do: give a reason, advice, a view or words to someone
+_WHOLE_SENTENCE = {Finding.REASON_UNSTATED, Finding.INSTRUCTION_UNSTATED, Finding.VIEW_UNSTATED,
+                   Finding.SPEAKER_DIFFERS, Finding.WORDS_GIVEN_TO_ANOTHER}
+
+
 @dataclass
 class Checked:
     draft: Draft
@@ -206,12 +211,15 @@ def _recheck_partly(lines: list[Line], verify: Verify, cite_from: list[str]) -> 
     sentence (a reason given, a view or words given to someone) had read it with the clause that failed, and passed
     over it. "Aṅgulimāla stopped chasing the Buddha because he had laid aside violence towards all creatures" was
     left of a sentence whose last clause failed, and stood: it gives Aṅgulimāla the Buddha's words of himself. Goes
-    unless it is supported."""
+    when one of those checks finds against it."""
     partly = [at for at, line in enumerate(lines) if line.status is Status.REVISED and line.reason is Reason.PARTLY]
     if not partly:
         return
     for v in verify([lines[at].sentence() for at in partly], cite_from).verdicts:
-        if 0 <= v.index < len(partly) and v.verdict != "supported":
+        # only what was passed over: its clauses were each judged already, and under the narrower references of
+        # what is left one of them can fail where it held ("Visakha asked … for eight favors: rainy-season robes,
+        # alms …" lost that way)
+        if 0 <= v.index < len(partly) and v.finding in _WHOLE_SENTENCE:
             at = partly[v.index]
             lines[at] = lines[at].removed(_REASONS[v.finding], detail=v.reason, verdict=v.verdict,
                                           evidence_ref=v.evidence_ref, score=v.score)
