@@ -215,3 +215,19 @@ def test_a_question_that_counts_is_told_which_line_sets_the_list_out():
     assert list_hint(question, [naming, items]) == 'Line 2 gives the eight after "What eight?": name every one of them.'
     assert list_hint("What are the four perils?", [naming, items]) == ""  # another count: not this list
     assert list_hint("What is the world?", [naming, items]) == ""  # the question counts nothing
+
+
+def test_a_sentence_that_restates_the_prompts_made_up_example_is_no_sentence_of_the_answer():
+    from chat.pipeline.say import Said, echoes_example
+
+    class W:
+        def __init__(self, text):
+            self.texts = (text,)
+
+    lines = [W("“But, Visākhā, what reason do you have for asking me for these eight favors?”")]
+    echo = Said(1, "Kd 8 says that the potter's kiln illustrates a wise person who tests what they hear.")
+    assert echoes_example(echo, lines)
+    assert not echoes_example(Said(1, "Visākhā asked the Buddha for eight favors."), lines)
+    # the example's words where the lines have them too are the lines'
+    kiln = [W("Suppose a potter fired pots in a kiln; a wise person tests what they hear.")]
+    assert not echoes_example(echo, kiln)

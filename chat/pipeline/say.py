@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
@@ -28,6 +29,7 @@ from tools.language.numbers import numbers
 from tools.language.sentences import split_sentences
 from tools.search.windows import EvidenceWindow
 from tools.verification.claim_checks import plain_words
+from tools.verification.evidence import claim_tokens
 from tools.verification.verifier import VERBATIM_WORDS
 
 MAX_SENTENCES = 4
@@ -168,6 +170,26 @@ def parse_said(reply: str, n_lines: int) -> list[Said]:
         if 1 <= k <= n_lines and text and all(s.text != text for s in out):
             out.append(Said(k, text))
     return out[:MAX_SENTENCES]
+
+
+ECHO_SHARE = 0.5  # of a sentence's words from the prompt's made-up example and from no line: an echo of it
+
+
+def echoes_example(said: Said, windows: list[EvidenceWindow]) -> bool:
+    """Whether the sentence restates the say prompt's made-up example rather than a line ("Kd 8 says that the
+    potter's kiln illustrates a wise person who tests what they hear"): most of its words are the example's and
+    none of the lines'. It says nothing of the texts; shown among what did not stand, it showed the reader the
+    prompt."""
+    own = claim_tokens(said.text)
+    lines = {t for w in windows for t in claim_tokens(line_text(w))}
+    echoed = [t for t in own if t in _example_words() and t not in lines]
+    return bool(own) and len(echoed) >= ECHO_SHARE * len(own)
+
+
+@cache
+def _example_words() -> frozenset[str]:
+    system = load_prompt("say_system")
+    return frozenset(claim_tokens(system[system.find("An example of the form only"):]))
 
 
 def as_draft(said: list[Said], windows: list[EvidenceWindow]) -> str:

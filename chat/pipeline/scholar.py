@@ -77,6 +77,7 @@ from chat.pipeline.say import (
     Said,
     as_draft,
     copied,
+    echoes_example,
     list_hint,
     parse_said,
     reported_grammar,
@@ -426,7 +427,7 @@ class Scholar:
         turn.saying = True
         if looks_like_abstention(reply):
             return reply.strip()
-        said = parse_said(reply, len(chosen))
+        said = [s for s in parse_said(reply, len(chosen)) if not echoes_example(s, chosen)]
         log.debug("said from lines: %r", reply)
         if any(copied(s, chosen) for s in said):  # a quotation is no answer: its line is asked for again
             said = restated_for_copies(said, await self._say_again(turn, "copied"), chosen)
@@ -453,7 +454,7 @@ class Scholar:
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
         log.debug("said again (%s): %r", fault, reply)
         # a line copied again, in reported speech, is still a copy: only what it restates is an answer
-        return [s for s in parse_said(reply, len(chosen)) if not copied(s, chosen)]
+        return [s for s in parse_said(reply, len(chosen)) if not copied(s, chosen) and not echoes_example(s, chosen)]
 
     async def _checked_again(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, answer: Answer,
                              error: str | None, lead: list[EvidenceWindow]) -> Answer:
