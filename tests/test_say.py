@@ -231,3 +231,12 @@ def test_a_sentence_that_restates_the_prompts_made_up_example_is_no_sentence_of_
     # the example's words where the lines have them too are the lines'
     kiln = [W("Suppose a potter fired pots in a kiln; a wise person tests what they hear.")]
     assert not echoes_example(echo, kiln)
+
+
+async def test_a_reply_that_only_restates_the_example_is_asked_for_again(base):
+    echo = "[1] The potter testing his pots illustrates a wise person, who tests what they hear."
+    right = "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness."
+    scholar, llm = _scholar(base, [echo, right, FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    assert [s.text for s in answer.sentences if s.origin == "model"] == [right[4:]]
+    assert "potter" not in answer.answer and not answer.unsupported_claims  # the echo is no claim to list

@@ -427,8 +427,11 @@ class Scholar:
         turn.saying = True
         if looks_like_abstention(reply):
             return reply.strip()
-        said = [s for s in parse_said(reply, len(chosen)) if not echoes_example(s, chosen)]
+        items = parse_said(reply, len(chosen))
+        said = [s for s in items if not echoes_example(s, chosen)]
         log.debug("said from lines: %r", reply)
+        if items and not said:  # it wrote only the prompt's example again: nothing of these lines
+            said = await self._say_again(turn, "unsupported")
         if any(copied(s, chosen) for s in said):  # a quotation is no answer: its line is asked for again
             said = restated_for_copies(said, await self._say_again(turn, "copied"), chosen)
         return as_draft(said, chosen) if said else None
