@@ -313,6 +313,10 @@ def test_advice_from_a_story_of_what_someone_did_is_not_what_the_text_tells():
     assert instruction_check("A mendicant should understand when sensual desire is in them.",
                              ["It’s when a mendicant who has sensual desire in them understands it."]) is None
     assert instruction_check('He said "you should go" to the mendicant.', story) is None
+    # someone's account of what they have done is no advice either
+    verse = ["I’ve plucked out the dart,", "laid down the burden, and done what needed to be done.”"]
+    assert instruction_check("The Buddha told her that she should put down the burden.", verse)
+    assert instruction_check("She says she has laid down the burden.", verse) is None
 
 
 def test_anothers_words_of_themselves_said_to_someone_are_not_that_persons():
