@@ -67,7 +67,7 @@ def say_grammar(n_lines: int) -> str:
 
 
 def reported_grammar(windows: list[EvidenceWindow]) -> str:
-    """GBNF for a second try when every sentence copied its line: each item opens "[k] <text> says that", where
+    """GBNF for a second try (a sentence copied its line, or none stood): each item opens "[k] <text> says that", where
     <text> is line k's text, and goes on in the model's words. Reported speech is what a copy lacks: the speaker's
     "this mind, mendicants, is" becomes the reader's "the mind is", and the sentence is an answer, not a quotation.
     The opener is always true: line k is that text's."""

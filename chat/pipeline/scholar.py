@@ -472,12 +472,11 @@ class Scholar:
         if not said:
             return answer
         retry = await self._finish(turn, recorder, plan, as_draft(said, turn.selection.chosen), error, lead)
-        if not any(s.origin == "model" for s in retry.sentences):
+        kept = retry if any(s.origin == "model" for s in retry.sentences) else answer
+        if kept is answer:
             turn.explained = explained
-            answer.unsupported_claims = [*answer.unsupported_claims, *retry.unsupported_claims]
-            return answer
-        retry.unsupported_claims = [*answer.unsupported_claims, *retry.unsupported_claims]
-        return retry
+        kept.unsupported_claims = [*answer.unsupported_claims, *retry.unsupported_claims]
+        return kept
 
     async def _ask(self, messages: list[ChatMessage], grammar: str) -> str:
         """The model's reply to `messages`, held to `grammar`, in full."""

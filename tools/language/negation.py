@@ -25,6 +25,8 @@ _NEGATING = re.compile(
 ANTONYMS: list[tuple[str, str]] = [(a, b) for a, _, b in (pair.partition(":") for pair in word_list("antonyms"))]
 _AUXILIARY = word_set("auxiliaries")
 _RHETORICAL = pattern("rhetorical_question")
+# A negation particle or a contracted negation ("didn’t", "can't"): only the clause's polarity
+_PARTICLES = re.compile(r"\b(?:" + "|".join(word_list("negation_particles")) + r")\b|\b\w+n[’']t\b", re.IGNORECASE)
 
 
 def polarity(text: str) -> int:
@@ -34,6 +36,12 @@ def polarity(text: str) -> int:
     found = [w.lower() for w in NEGATION.findall(text.replace("’", "'"))]
     rhetorical = 1 if found and _RHETORICAL.search(text.lower()) else 0
     return (len(found) - min(found.count("neither"), found.count("nor")) - rhetorical) % 2
+
+
+def without_negation_particles(text: str) -> str:
+    """The text with the words that only make it negative taken out ("one cannot end it" -> "one   end it"): what
+    it says, for a check that reads its polarity apart."""
+    return _PARTICLES.sub(" ", text)
 
 
 def negates(text: str) -> bool:

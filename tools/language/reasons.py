@@ -56,5 +56,6 @@ def instructs(text: str) -> bool:
 
 
 def narrates(text: str) -> bool:
-    """The line tells what someone was doing ("was thinking bad, unskillful thoughts")."""
+    """The line tells what someone was doing or has done ("was thinking bad, unskillful thoughts", "I’ve plucked
+    out the dart")."""
     return bool(_NARRATES.search(text))

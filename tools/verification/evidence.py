@@ -19,6 +19,7 @@ import numpy as np
 
 from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.vocabulary import document_ref, is_heading, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
+from tools.language.negation import without_negation_particles
 from tools.language.sentences import split_at_stops
 from tools.language.words import fold, tokenize, word_list, words
 from tools.verification.claim_checks import GENERIC
@@ -31,16 +32,11 @@ MAX_WINDOW = 3  # segments; a long claim (a list, a verse) may span a few more, 
 WINDOW_PENALTY = 0.02  # per extra segment: prefer the tightest window that covers the claim
 
 
-# A negation particle or a contracted negation ("didn’t", "can't"): polarity, judged by the negation check
-_NEGATION_ONLY = re.compile(r"\b(?:" + "|".join(word_list("negation_particles")) + r")\b|\b\w+n[’']t\b",
-                            re.IGNORECASE)
-
-
 def claim_tokens(text: str) -> list[str]:
     """The words of a claim that the lines must hold: not its framing ("says", "describes"), numbers, or the words
     that only make it negative."""
     seen: dict[str, None] = {}
-    for t in words(_NEGATION_ONLY.sub(" ", text)):
+    for t in words(without_negation_particles(text)):  # polarity is the negation check's
         if t not in FRAMING and not t.isdigit() and len(t) > 1:
             seen.setdefault(t, None)
     return list(seen)

@@ -110,7 +110,7 @@ def quote_speaker_check(claim: str, names_: set[str], lines: list[str]) -> str |
         pre = _QUOTE_MARK.split(line, maxsplit=1)[0] if _QUOTE_MARK.search(line) else ""
         intro = pre if words(pre) and head not in " ".join(words(pre)) else (lines[i - 1] if i > 0 else "")
         listener = listener or _listener_only(holder, intro)
-        speaker = speaker or _speaks(holder, intro) or (holder in fold(intro) and not _listener_only(holder, intro))
+        speaker = speaker or (holder in fold(intro) and not _listener_only(holder, intro))
     return "the cited lines give these words to someone else" if listener and not speaker else None
 
 

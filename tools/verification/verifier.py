@@ -498,19 +498,16 @@ class ClaimVerifier:
         cited = self._cited_lines(refs, views) if holder else []
         if not holder or not cited:
             return None
-        lowercase = frozenset().union(*(v.lowercase for v in views))
-        others = ({fold(w) for w in word_list("speaker_titles")} | set(names(_strip_framing(plain), lowercase))) - \
-            {holder}
+        others = (_names(plain, views).keys() | _SPEAKER_TITLES) - {holder}
         return speaker_check(plain, holder, cited) or addressed_check(plain, holder, others, cited)
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included),
         against the whole of each text it cites: the quotation is where its words are, whatever lines are cited (a
         sentence given another line's number was checked against lines that do not hold its quotation)."""
-        lowercase = frozenset().union(*(v.lowercase for v in views))
         if '"' not in fold(plain):
             return None
-        named = set(names(_strip_framing(plain), lowercase)) | {fold(w) for w in word_list("speaker_titles")}
+        named = _names(plain, views).keys() | _SPEAKER_TITLES
         cited = {c.sutta_id for c in refs if c.ok}
         return next((found for v in views if v.sutta_id in cited
                      if (found := quote_speaker_check(plain, named, [s.en for s in v.segments]))), None)
@@ -527,16 +524,15 @@ class ClaimVerifier:
         local = [seg.rpartition(":")[2] if seg else None for seg in (evidence.seg_start, evidence.seg_end)]
         held = cited_span(view, local[0], local[1])
         spans = [cited_span(view, r.seg_start, r.seg_end) for r in refs if r.ok and r.sutta_id == evidence.sutta_id]
-        if held is None or not spans or any(span is None for span in spans):
+        known = [span for span in spans if span is not None]
+        if held is None or not spans or len(known) < len(spans):
             return False
-        return all(held[0] > hi + STRICT_REGION or held[1] < lo - STRICT_REGION
-                   for lo, hi in (span for span in spans if span is not None))
+        return all(held[0] > hi + STRICT_REGION or held[1] < lo - STRICT_REGION for lo, hi in known)
 
     def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
         """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
         "the Kālāmas" of "With the Kālāmas of Kesamutta")."""
-        lowercase = frozenset().union(*(v.lowercase for v in views))
-        return next(iter(names(_strip_framing(plain), lowercase)), None)
+        return next(iter(_names(plain, views)), None)
 
     def _reason_lines(self, results: list[PartResult], views: list[SuttaView]) -> list[str]:
         """The lines where the sentence's words were found, `REASON_MARGIN` segments wider each side: a cited window
@@ -1016,6 +1012,17 @@ def is_claim(sentence: Sentence) -> bool:
     if plain.startswith("#"):
         return False
     return bool(sentence.citations) or len(claim_tokens(plain)) >= MIN_CLAIM_TOKENS
+
+
+# Words for the Buddha where he is the one who speaks: a speaker as a name is (he is no name to `names`)
+_SPEAKER_TITLES = frozenset(fold(w) for w in word_list("speaker_titles"))
+
+
+def _names(plain: str, views: list[SuttaView]) -> dict[str, str]:
+    """The names a sentence gives (folded, as written), in order, outside its references; not words its texts write
+    in lowercase."""
+    lowercase = frozenset().union(*(v.lowercase for v in views))
+    return names(_strip_framing(plain), lowercase)
 
 
 def _mentioned(text: str) -> list[str]:
