@@ -24,6 +24,7 @@ from tools.errors import ToolError, UnknownReferenceError
 from tools.passages import Passage, clip
 from tools.references import asks_for_parallels, collection_code, translator_named
 from tools.search.query import NamedSutta
+from tools.search.text_judge import TextJudge
 from tools.search.windows import EvidenceWindow, beside, opening, question_words, rank_windows
 from tools.texts.table_text import TableText
 from tools.turn import TurnRecorder
@@ -77,12 +78,13 @@ class CanonTools:
     The tool methods' docstrings are the descriptions the model reads."""
 
     def __init__(self, library, recorder: TurnRecorder, budget: ToolBudget | None = None, llm=None,
-                 verifier_mode: str = "local"):
+                 verifier_mode: str = "local", judge: TextJudge | None = None):
         self.library = library
         self.recorder = recorder
         self.budget = budget or ToolBudget()
         self.llm = llm
         self.verifier_mode = verifier_mode
+        self.judge = judge  # the model choosing the first text of the turn's first search (seconds: once a turn)
 
     # ---- plumbing ---------------------------------------------------------------------------------------
     def _run(self, tool: str, inputs: dict, body: Callable[[], tuple[list[Passage], str, str]]) -> ToolResult:
@@ -149,6 +151,14 @@ class CanonTools:
             if len(docs) == 1:
                 windows.extend(beside(self.library, self.library.evidence, first.seg_ids[-1], limit=limit - 1))
         return windows[:limit]
+
+    def _lead_with(self, doc_id: str, query: str, windows: list[EvidenceWindow]) -> list[EvidenceWindow]:
+        """The windows with those of `doc_id` first — the text the model judged the question to be about, whose
+        lines may share fewer of the reader's words than another text's — its best window added when none was."""
+        if not any(w.doc_id == doc_id for w in windows):
+            own = rank_windows(self.library, self.library.evidence, query, [doc_id], limit=1)
+            windows = own + windows[: max(len(windows) - len(own), 0)] if own else windows
+        return sorted(windows, key=lambda w: w.doc_id != doc_id)
 
     # ---- the tools --------------------------------------------------------------------------------------
     def resolve_alias(self, name: str) -> ToolResult:
@@ -248,16 +258,20 @@ class CanonTools:
         basket = wanted if wanted in BASKETS else None
         coll = None if basket else collection_code(collection or "")
 
+        judge, self.judge = self.judge, None
+
         def body():
-            result = search(self.library, query, k=k, collection=coll, basket=basket, pinned_docs=prefer)
+            result = search(self.library, query, k=k, collection=coll, basket=basket, pinned_docs=prefer, judge=judge)
             self.recorder.search_types_used.update(result.search_types_used)
             # what the index is missing is for the reader and the trace, not the model
             notes = "".join(f"({n})\n" for n in result.notes
                             if "unavailable" not in n and not n.startswith(SEMANTIC_NOTE))
             if not result.passages:
                 return [], notes + "No passages found. Try other words.", f"0 passages ({result.answered_by()})"
-            shown = _with_twins(self._windows_in([p.doc_id for p in result.passages], query, limit=windows),
-                                result.passages)
+            found = self._windows_in([p.doc_id for p in result.passages], query, limit=windows)
+            if result.judged_first:
+                found = self._lead_with(result.judged_first, query, found)
+            shown = _with_twins(found, result.passages)
             covering, text = self._evidence(shown)
             held = {p.chunk_id for p in covering}
             # the search's own hits stay retrieved (a citation may point into them) after the lines shown

@@ -18,7 +18,8 @@ from pathlib import Path
 from chat.evals.report import save_report
 from indexing.settings import ScholarSettings
 from tools.library import Library
-from tools.search.retriever import MODES, search
+from tools.search.retriever import MODEL_MODES, MODES, search
+from tools.search.text_judge import TextJudge
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +80,12 @@ def aggregate(rows: list[dict]) -> dict:
     return out
 
 
-def evaluate_mode(library: Library, questions: list[dict], mode: str, k: int) -> dict:
+def evaluate_mode(library: Library, questions: list[dict], mode: str, k: int, judge: TextJudge | None = None) -> dict:
     library.clear_query_cache()
     rows = []
     for q in questions:
         started = time.perf_counter()
-        result = search(library, q["question"], k=k, mode=mode)
+        result = search(library, q["question"], k=k, mode=mode, judge=judge if mode in MODEL_MODES else None)
         elapsed = (time.perf_counter() - started) * 1000
         row = score_question(ranked_suttas(result.passages), q["gold"], q.get("also_relevant") or [], k)
         row.update(id=q.get("id"), kind=q.get("kind", "?"), latency_ms=elapsed, gold=q["gold"])
@@ -100,8 +101,8 @@ def evaluate_mode(library: Library, questions: list[dict], mode: str, k: int) ->
 
 
 def _modes(arg: str) -> list[str]:
-    if arg == "all":
-        return list(MODES)
+    if arg == "all":  # the modes of the search alone; a mode with the model is asked for by name
+        return [m for m in MODES if m not in MODEL_MODES]
     modes = [m.strip() for m in arg.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
     if bad:
@@ -130,10 +131,11 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
         log.warning("dense side unavailable (%s): dense and hybrid figures are BM25 fallbacks", library.dense_error)
     library.warm()
     search(library, "warm-up query about the four noble truths", k=args.k, mode="hybrid")
+    judge = _judge(settings) if any(m in MODEL_MODES for m in modes) else None
     payloads = {}
     for path in paths:
         questions = [q for q in load_questions(path) if q.get("gold")]
-        results = {mode: evaluate_mode(library, questions, mode, args.k) for mode in modes}
+        results = {mode: evaluate_mode(library, questions, mode, args.k, judge) for mode in modes}
         sys.stdout.write(f"retrieval eval: {len(questions)} questions with gold, k={args.k}, {path}\n")
         sys.stdout.write(format_table(results) + "\n")
         payloads[path.stem] = _payload(results, modes)
@@ -144,6 +146,17 @@ def run(args, settings: ScholarSettings, library: Library | None = None) -> int:
         save_report(args.json_out, payload)
         sys.stdout.write(f"wrote {args.json_out}\n")
     return 0
+
+
+def _judge(settings: ScholarSettings) -> TextJudge | None:
+    """The configured model as the text judge; None (the judged mode is then hybrid) when it cannot score tokens."""
+    from chat.providers.select import build_llm
+
+    llm = build_llm(settings)
+    if not hasattr(llm, "continuation_logprobs"):
+        log.warning("%s cannot score a question's tokens: hybrid+judge is hybrid here", type(llm).__name__)
+        return None
+    return TextJudge(llm)
 
 
 def _payload(results: dict[str, dict], modes: list[str]) -> dict:

@@ -97,6 +97,7 @@ from tools.function_tools import TOOL_NAMES, CanonTools, ToolBudget, ToolResult,
 from tools.language.words import fold, tokenize, words
 from tools.search.query import analyse_query
 from tools.search.shapes import asks_overview
+from tools.search.text_judge import TextJudge
 from tools.search.windows import EvidenceWindow, closeness, make_window
 from tools.turn import TraceEntry, TurnRecorder
 from tools.verification.claim_checks import names
@@ -241,7 +242,8 @@ class Scholar:
         recap = await memory.recap() if memory and turn.resolution.kind == "follow_up" else ""
         turn.mode = plan.mode
         budget = NOTES_BUDGET if plan.mode == "notes" else QA_BUDGET
-        canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode)
+        canon = CanonTools(self.library, recorder, budget, llm=self.llm, verifier_mode=self.settings.verifier_mode,
+                           judge=self._text_judge())
         t = turn.mark("plan", t)
         done = await _run_steps(canon, plan.steps)
         turn.mark("retrieve", t)
@@ -678,6 +680,12 @@ class Scholar:
         if why is not None:
             log.info("declined: %s", why.reason)
         return self._declined(recorder, text, _answer_fields(turn, recorder, plan, timed=True))
+
+    def _text_judge(self) -> TextJudge | None:
+        """The model as the judge of the turn's first text, when settings ask for it and it can score tokens."""
+        if not self.settings.text_judge or not hasattr(self.llm, "continuation_logprobs"):
+            return None
+        return TextJudge(self.llm)
 
     def _memory(self, session_id: str | None):
         if not session_id:

@@ -27,11 +27,13 @@ from tools.references import collection_code
 from tools.search.bridges import bridge_plan, pali_ranking
 from tools.search.cards import best_passages, card_rankings
 from tools.search.query import QUERY_NOISE, QueryAnalysis, analyse_query
+from tools.search.text_judge import TextJudge, candidates
 from tools.texts.translations import attach_alternatives, collapse
 
 log = logging.getLogger(__name__)
 
-MODES = ("bm25", "dense", "hybrid", "hybrid+rerank")
+MODES = ("bm25", "dense", "hybrid", "hybrid+rerank", "hybrid+judge")
+MODEL_MODES = ("hybrid+judge",)  # modes that need the local model (a `judge`); without one they are hybrid
 CANDIDATES = 40  # per retriever, before fusion
 POOL = 30  # fused candidates that go on to dedup and MMR
 COLLECTION_BOOST = 0.3
@@ -62,6 +64,7 @@ class SearchResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     basket: str | None = None  # searched only there (named or asked for), or leaned toward it
     dense_coverage: float | None = None  # the share of passages the dense search covered; None: it did not run
+    judged_first: str = ""  # the doc_id the model's judgement moved to first ("": it kept the search's order)
 
     def answered_by(self) -> str:
         """Which side found the passages, in words: keywords alone, or keywords and meaning (over how much)."""
@@ -145,6 +148,7 @@ def search(
     use_names: bool = True,
     pinned_docs: Sequence[str] = (),
     basket: str | None = None,
+    judge: TextJudge | None = None,
 ) -> SearchResult:
     """The top `k` passages for `query` (default settings.retrieval_k), each with its per-stage scores.
 
@@ -152,7 +156,8 @@ def search(
     restricts the search to it, and a query that names the Vinaya searches only the Vinaya. The suttas the query
     names, and `pinned_docs` before them (doc IDs the caller already resolved), come first with their best
     passages; `use_names=False` searches the words alone. Another translation of a passage is carried beside it
-    in `alternatives`, never returned as a hit of its own."""
+    in `alternatives`, never returned as a hit of its own. A `judge` (the local model) chooses which of the first
+    texts, the search's and the cards', comes first (tools/search/text_judge.py)."""
     _check_request(mode, query)
     settings = library.settings
     k = k or settings.retrieval_k
@@ -168,11 +173,15 @@ def search(
     allowed = _filtered_chunks(library, where) if where else None
     ranked, want_dense = _rank(library, analysis, (want_bm25, want_dense), where, allowed, notes, timings)
     used: list[str] = [name for name in ("bm25", "dense", "pali") if name in ranked]
+    card_best: dict[str, str] = {}
     pinned, pool = _fuse(library, analysis, ranked, (want_bm25, want_dense), allowed, basket,
-                         k if not collection else None, timings)
+                         k if not collection else None, timings, card_best)
     passages = _select(library, pinned, pool, k, want_dense, timings)
     if mode == "hybrid+rerank":
         passages = _rerank(library, query, passages, len(pinned), used, timings)
+    judged = ""
+    if judge is not None and not pinned and passages:  # a text the reader named is theirs to choose, not the model's
+        passages, judged = _judged(library, judge, query, passages, card_best, k, used, timings)
     timings["total"] = round(sum(timings.values()), 2)
     return SearchResult(
         query=query,
@@ -186,6 +195,7 @@ def search(
         timings_ms=timings,
         basket=basket or analysis.basket,
         dense_coverage=coverage if "dense" in used else None,
+        judged_first=judged,
     )
 
 
@@ -261,17 +271,18 @@ def _rank(library, analysis: QueryAnalysis, want: tuple[bool, bool], where: dict
 
 
 def _fuse(library, analysis: QueryAnalysis, ranked: dict[str, list[tuple[str, float]]], want: tuple[bool, bool],
-          allowed: set[str] | None, basket: str | None, pin_k: int | None,
-          timings: dict[str, float]) -> tuple[list[Passage], list[Passage]]:
+          allowed: set[str] | None, basket: str | None, pin_k: int | None, timings: dict[str, float],
+          card_best: dict[str, str]) -> tuple[list[Passage], list[Passage]]:
     """The named suttas' passages (`pin_k` None: none, a collection was asked for) and the fused pool after them,
-    each with its per-stage scores: rankings fused, cards, boosts and the query's phrases applied."""
+    each with its per-stage scores: rankings fused, cards, boosts and the query's phrases applied. `card_best`
+    receives the suttas the cards found, best first, each with its best passage."""
     settings = library.settings
     want_bm25, want_dense = want
     t0 = time.perf_counter()
     weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight, "pali": settings.pali_weight}
     fused = collapse(library.translations, rrf(ranked, weights, settings.rrf_k))
     stage = {name: dict(hits) for name, hits in ranked.items()}
-    card_scores = _card_scores(library, analysis, fused, want_bm25, want_dense, allowed)
+    card_scores = _card_scores(library, analysis, fused, want_bm25, want_dense, allowed, card_best)
     timings["cards"] = _ms(t0)
     lean = _basket_lean(settings, analysis, basket)
     for doc_boost, factor in _boosts(library, analysis, fused, lean).items():
@@ -335,6 +346,31 @@ def _rerank(library, query: str, passages: list[Passage], keep_first: int, used:
     return passages
 
 
+def _judged(library, judge: TextJudge, query: str, passages: list[Passage], card_best: dict[str, str], k: int,
+            used: list[str], timings: dict[str, float]) -> tuple[list[Passage], str]:
+    """The passages with the text the judge chose first (its passages in the search's order; a text only the cards
+    found enters with its best passage, and the last passage makes room), and that text's doc_id when it moved."""
+    t0 = time.perf_counter()
+    texts = list(dict.fromkeys(p.doc_id for p in passages))
+    docs, places = candidates(texts, list(card_best))
+    verdict = judge.judge(library, query, docs, places) if len(docs) > 1 else None
+    timings["judge"] = _ms(t0)
+    if verdict is None:
+        return passages, ""
+    used.append("judge")
+    score = dict(zip(verdict.doc_ids, verdict.scores))
+    if verdict.winner not in texts:
+        chunk = library.docstore.chunk(card_best[verdict.winner])
+        if chunk is None:
+            return passages, ""
+        passages = [Passage.from_chunk(chunk, card=1.0, final=1.0), *passages[:k - 1]]
+    for p in passages:
+        if p.doc_id in score:
+            p.scores["judge"] = score[p.doc_id]
+    first = [p for p in passages if p.doc_id == verdict.winner]
+    return first + [p for p in passages if p.doc_id != verdict.winner], verdict.winner if verdict.moved else ""
+
+
 def _sid(library, doc_id: str) -> str:
     doc = library.docstore.document(doc_id)
     return doc.sutta_id if doc and doc.sutta_id else doc_id
@@ -384,11 +420,12 @@ def _boosts(library, analysis: QueryAnalysis, fused: dict[str, float],
 
 
 def _card_scores(library, analysis: QueryAnalysis, fused: dict[str, float], want_bm25: bool, want_dense: bool,
-                 allowed: set[str] | None) -> dict[str, float]:
+                 allowed: set[str] | None, card_best: dict[str, str]) -> dict[str, float]:
     """Suttas found as wholes by their cards (title, names, blurb, first lines): their card rankings fuse by RRF
     into one sutta score s in (0, 1] (1 for the best), and card_weight * s / (rrf_k + 1) — that share of a
     first-ranked list — is added to the sutta's best passage, found among the passage candidates or inside the
-    sutta. Returns chunk_id -> s for the passages that received it."""
+    sutta. Returns chunk_id -> s for the passages that received it; `card_best` is filled with doc_id -> that
+    passage, best sutta first."""
     settings = library.settings
     if not settings.card_weight:
         return {}
@@ -409,9 +446,11 @@ def _card_scores(library, analysis: QueryAnalysis, fused: dict[str, float], want
         return {}
     share = {doc: score / top[0][1] for doc, score in top}
     out: dict[str, float] = {}
-    for doc, cid in best_passages(library, list(share), fused, weights, vector, allowed).items():
+    best = best_passages(library, list(share), fused, weights, vector, allowed)
+    for doc, cid in ((d, best[d]) for d in share if d in best):  # the cards' order, best sutta first
         fused[cid] = fused.get(cid, 0.0) + settings.card_weight * share[doc] / (settings.rrf_k + 1)
         out[cid] = share[doc]
+        card_best[doc] = cid
     return out
 
 

@@ -1,0 +1,110 @@
+"""The model as the judge of which text a question is about (tools/search/text_judge.py), with a scripted scorer:
+the likeliest text comes first when it gains enough over the search's order, a text only the cards found can enter,
+a named text is never judged, and a failing model leaves the search as it was."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from chat.evals.retrieval import _modes
+from tools.function_tools import CanonTools
+from tools.search.retriever import search
+from tools.search.text_judge import PLACE_COST, TextJudge, candidates
+from tools.turn import TurnRecorder
+
+from helpers_tools import open_names_library
+
+MIND = "How quickly does the mind change, and is it pliable?"  # AN 1.48, AN 1.47, MN 2, ... by the search alone
+
+
+class Scorer:
+    """Each token of the question at -1, or `gain` nats less in all when the prompt does not hold `prefer`."""
+
+    def __init__(self, prefer: str, gain: float = 10.0, fail: bool = False):
+        self.prefer, self.gain, self.fail = prefer, gain, fail
+        self.prompts: list[str] = []
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        if self.fail:
+            raise RuntimeError("model gone")
+        self.prompts.append(prompt)
+        tokens = continuation.split()
+        penalty = 0.0 if self.prefer in prompt else self.gain / len(tokens)
+        return [(t + " ", -1.0 - penalty) for t in tokens]
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    return open_names_library(tmp_path_factory.getbasetemp() / "judge-index")
+
+
+def _texts(result) -> list[str]:
+    return list(dict.fromkeys(p.sutta_id for p in result.passages))
+
+
+def test_the_search_texts_come_first_then_the_cards_not_already_there():
+    docs, places = candidates(["a", "b", "c", "d"], ["c", "x", "y", "z"])
+    assert docs == ["a", "b", "c", "x"] and places == [0, 1, 2, 3]  # the cards' first two, less those read
+
+
+def test_the_likeliest_text_comes_first_and_the_rest_keep_their_order(lib):
+    plain = _texts(search(lib, MIND, k=5, mode="hybrid"))
+    assert plain[:3] == ["AN 1.48", "AN 1.47", "MN 2"]
+    scorer = Scorer("All the Defilements")  # MN 2's title: the model reads it in MN 2's prompt alone
+    judged = search(lib, MIND, k=5, mode="hybrid", judge=TextJudge(scorer))
+    assert _texts(judged) == ["MN 2", "AN 1.48", "AN 1.47", *plain[3:]]
+    assert "judge" in judged.search_types_used
+    assert all("judge" in p.scores for p in judged.passages if p.sutta_id in plain[:3])
+    assert any("“" in prompt and MIND not in prompt for prompt in scorer.prompts)  # lines shown, question scored
+
+
+def test_a_gain_smaller_than_the_places_it_climbs_does_not_move_it(lib):
+    plain = _texts(search(lib, MIND, k=5, mode="hybrid"))
+    # MN 2 is two places down: it needs more than 2 * PLACE_COST nats
+    judged = search(lib, MIND, k=5, mode="hybrid", judge=TextJudge(Scorer("All the Defilements", 2 * PLACE_COST - 1)))
+    assert _texts(judged) == plain
+
+
+def test_a_text_only_the_cards_found_enters_with_its_best_passage(lib):
+    question = "Which discourse has a dog tied to a post, and giving strength?"
+    plain = search(lib, question, k=1, mode="hybrid")
+    assert _texts(plain) == ["SN 1.42"]
+    judged = search(lib, question, k=1, mode="hybrid", judge=TextJudge(Scorer("A Leash")))
+    assert _texts(judged) == ["SN 22.99"]  # its card's blurb holds the dog; k stays 1
+    assert judged.passages[0].text.startswith("There comes a time")
+
+
+def test_a_named_text_is_not_judged(lib):
+    scorer = Scorer("A Leash")
+    result = search(lib, "In SN 1.42, giving what gives strength?", k=3, mode="hybrid", judge=TextJudge(scorer))
+    assert _texts(result)[0] == "SN 1.42" and not scorer.prompts
+    assert "judge" not in result.search_types_used
+
+
+def test_a_failing_model_leaves_the_search_order(lib):
+    plain = _texts(search(lib, MIND, k=5, mode="hybrid"))
+    judged = search(lib, MIND, k=5, mode="hybrid", judge=TextJudge(Scorer("", fail=True)))
+    assert _texts(judged) == plain and "judge" not in judged.search_types_used
+
+
+def test_the_model_judges_only_the_turns_first_search(lib):
+    scorer = Scorer("All the Defilements")
+    canon = CanonTools(lib, TurnRecorder(), llm=SimpleNamespace(), judge=TextJudge(scorer))
+    first = canon.search_passages(MIND, k=5)
+    asked = len(scorer.prompts)
+    canon.search_passages(MIND, k=5)
+    assert asked and len(scorer.prompts) == asked
+    assert not first.error and canon.recorder.evidence[0].sutta_id == "MN 2"  # the judged text's lines lead
+
+
+def test_all_modes_of_the_retrieval_eval_are_the_search_alone():
+    assert "hybrid+judge" not in _modes("all") and _modes("hybrid+judge") == ["hybrid+judge"]
+
+
+def test_the_judged_texts_lines_lead_even_when_its_words_found_none(lib):
+    canon = CanonTools(lib, TurnRecorder())
+    others = canon._windows_in(["an1.48", "an1.47"], MIND, limit=2)
+    assert [w.sutta_id for w in others] == ["AN 1.48", "AN 1.47"]
+    led = canon._lead_with("mn2", MIND, others)
+    assert [w.sutta_id for w in led] == ["MN 2", "AN 1.48"]  # as many windows as before
+    assert [w.sutta_id for w in canon._lead_with("an1.47", MIND, others)] == ["AN 1.47", "AN 1.48"]
