@@ -8,6 +8,7 @@ import pytest
 
 from chat.evals.retrieval import _modes
 from tools.function_tools import CanonTools
+from tools.references import asks_which_text
 from tools.search.retriever import search
 from tools.search.text_judge import PLACE_COST, TextJudge, candidates
 from tools.turn import TurnRecorder
@@ -70,8 +71,30 @@ def test_a_gain_smaller_than_the_places_it_climbs_does_not_move_it(lib):
 
 def test_when_the_passages_and_the_cards_agree_the_model_is_not_asked(lib):
     scorer = Scorer("All the Defilements")
-    judged = search(lib, MIND, k=5, mode="hybrid", judge=TextJudge(scorer))
+    judged = search(lib, "Which text says the mind is quick to change?", k=5, mode="hybrid", judge=TextJudge(scorer))
     assert not scorer.prompts and _texts(judged)[0] == "AN 1.48"
+
+
+def test_a_question_about_what_a_text_says_is_not_judged(lib):
+    question = "What defilements are given up by seeing?"  # SEEING, asked about the lines, not for a text
+    assert not asks_which_text(question) and asks_which_text(SEEING)
+    scorer = Scorer("A Leash")
+    judged = search(lib, question, k=5, mode="hybrid", judge=TextJudge(scorer))
+    assert not scorer.prompts and "judge" not in judged.search_types_used
+
+
+@pytest.mark.parametrize("question,which", [
+    ("Which sutta has the Buddha scolding monks for chattering about kings?", True),
+    ("Where does the Buddha say that ignorance comes first?", True),
+    ("In which discourse does Sāriputta roar his lion's roar?", True),
+    ("Which monk's verse tells the rain god to go ahead and rain?", True),
+    ("What verse says the mind is the forerunner?", True),
+    ("Why did the Buddha hesitate to teach?", False),
+    ("Who were the Kalamas?", False),
+    ("What does the Buddha say a mendicant should do when a sensual thought arises?", False),
+])
+def test_questions_that_ask_which_text(question, which):
+    assert asks_which_text(question) is which
 
 
 def test_a_text_only_the_cards_found_enters_with_its_best_passage(lib):

@@ -50,6 +50,7 @@ from indexing.vocabulary import (
     sutta_id_to_uid,
 )
 from tools.language.words import fold, word_list
+from tools.language.words import pattern as english_pattern
 
 _DASH = r"[-\u2013\u2014]"
 # A segment, or a range of segments whose end may repeat the text's ID (`3.1-mn 21:3.4`).
@@ -400,6 +401,15 @@ def genre_hint(text: str) -> str | None:
     folded = fold(text)
     prose, verse = bool(_ASKS_PROSE.search(folded)), bool(_ASKS_VERSE.search(folded))
     return None if prose == verse else ("prose" if prose else "verse")
+
+
+def asks_which_text(text: str) -> bool:
+    """The question asks which text, or where in the canon, something is ("Which sutta …", "Where does the Buddha
+    say …"), not what a text says."""
+    return bool(_ASKS_WHICH_TEXT.search(fold(text)))
+
+
+_ASKS_WHICH_TEXT = english_pattern("asks_which_text")
 
 
 # A translator's name counts as asking for their translation only beside words about translating.

@@ -20,7 +20,15 @@ from typing import Literal
 from indexing.vocabulary import sutta_id_to_uid
 from tools.errors import UnknownReferenceError
 from tools.language.words import STOPWORDS, fold, word_set, written_words
-from tools.references import Reference, basket_hint, collection_hints, find_references, genre_hint, parse_reference
+from tools.references import (
+    Reference,
+    asks_which_text,
+    basket_hint,
+    collection_hints,
+    find_references,
+    genre_hint,
+    parse_reference,
+)
 from tools.search.aliases import STRONG, AliasResolution
 from tools.search.names import names_a_collection
 
@@ -66,6 +74,7 @@ class QueryAnalysis:
     basket: str | None = None  # the basket the words point at ("offence" -> vinaya)
     basket_explicit: bool = False  # it is named ("in the Vinaya"): search only there
     genre: str | None = None  # "prose" (which discourse…) or "verse" (whose verses…): the kind of text asked for
+    asks_which_text: bool = False  # "Which sutta …", "Where does the Buddha say …": a text to find, not to read
     # Titles written as titles ("the Lotus Sutra", "Diamond Sūtra") that name nothing the library holds: the
     # question's premise lies outside it, and the closest canonical passages must not be passed off as the answer.
     unknown_titles: list[str] = field(default_factory=list)
@@ -106,6 +115,7 @@ def analyse_query(library, text: str, *, use_names: bool = True, pinned: Sequenc
     analysis.collections = collection_hints(stripped)
     analysis.basket, analysis.basket_explicit = basket_hint(stripped)
     analysis.genre = genre_hint(stripped)
+    analysis.asks_which_text = asks_which_text(stripped)
     topic = stripped
     for written in aliases:
         topic = re.sub(re.escape(written), " ", topic, flags=re.IGNORECASE)

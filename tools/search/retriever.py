@@ -182,7 +182,9 @@ def search(
     if mode == "hybrid+rerank":
         passages = _rerank(library, query, passages, len(pinned), used, timings)
     judged = ""
-    if judge is not None and not pinned and passages:  # a text the reader named is theirs to choose, not the model's
+    # a text the reader named is theirs to choose, not the model's; and only a question that asks which text it is
+    # is about a text as a whole (asked what a text says, the model judged texts by subject, not by answer)
+    if judge is not None and not pinned and passages and analysis.asks_which_text:
         passages, judged = _judged(library, judge, query, passages, card_best, k, used, timings)
     timings["total"] = round(sum(timings.values()), 2)
     return SearchResult(
