@@ -222,10 +222,12 @@ class ScholarSettings(BaseSettings):
         "numbered line per sentence (grammar-bound; the citation is the line's), instead of in the ReAct frame. Only "
         "for a model held to a grammar (the embedded one); study notes are always written in the ReAct frame.")
     text_judge: bool = Field(
-        default=True, description="The local model chooses which of the first texts a turn's search found (the "
-        "search's first three and the sutta cards' first two) comes first, by how likely it finds the question "
-        "after reading each (tools/search/text_judge.py): about 3-4 s on 2 cores, once a turn. Needs a model that "
-        "scores tokens (the embedded one); with Ollama the search's order stands.")
+        default=True, description="For a question that asks which text (\"Which sutta …\", \"Where does the Buddha "
+        "say …\"), the local model chooses which of the first texts the turn's search found (the search's first three "
+        "and the sutta cards' first two) comes first, by how likely it finds the question after reading each "
+        "(tools/search/text_judge.py); not asked when the passages and the cards agree. About 2-4 s on 2 cores when "
+        "asked, once a turn. Needs a model that scores tokens (the embedded one); with Ollama the search's order "
+        "stands.")
     select_with_model: bool = Field(
         default=False, description="Before the answer is written, also ask the model which numbered lines answer "
         "the question (a grammar-bound reply of a few tokens, but a prompt of ~550 tokens of its own: 35 s on a "
