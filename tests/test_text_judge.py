@@ -157,3 +157,18 @@ def test_the_real_model_finds_the_text_a_readers_question_describes(lib):
     assert verdict is not None and verdict.winner == "an1.48", verdict
     verdict = judge.judge(lib, "What should one give to give strength and beauty?", texts, [0, 1, 2])
     assert verdict is not None and verdict.winner == "sn1.42" and not verdict.moved, verdict
+
+
+def test_a_text_found_by_its_summary_is_not_declined_for_its_lines_words(lib, tmp_path):
+    from chat.pipeline.scholar import Scholar
+    from chat.providers.rule_based import rule_based_reply
+    from chat.providers.scripted import ScriptedLLM
+    from tools.library import Library
+
+    # "dog" and "post" are in SN 22.99's blurb alone; its lines speak of the ocean drying up. Words alone decide
+    # (no dense side: the fake vectors would find anything close in meaning)
+    words_only = Library.open(lib.settings, embed_model=lib.embed_model, dense=False)
+    settings = lib.settings.model_copy(update={"memory_db": tmp_path / "memory.sqlite"})
+    scholar = Scholar(settings, words_only, ScriptedLLM(rule_based_reply, model_name="rule-based"))
+    answer = scholar.ask("Which discourse has a dog tied to a post?")
+    assert answer.status == "answered" and any(c.sutta_id == "SN 22.99" for c in answer.citations)

@@ -644,8 +644,10 @@ class Scholar:
         by_text: dict[str, list] = {}
         for w in recorder.evidence:
             by_text.setdefault(w.doc_id, []).append(w)
-        words = max(relevance(plan.search_query or plan.question, ws[0].title, " ".join(w.text for w in ws),
-                              index.weights) for ws in by_text.values())
+        # a text is also what SuttaCentral's summary says of it: a text found as a whole (by its card, or judged
+        # the one the question asks for) may answer in words its quoted lines do not use
+        words = max(relevance(plan.search_query or plan.question, f"{ws[0].title} {self._blurb(doc_id)}",
+                              " ".join(w.text for w in ws), index.weights) for doc_id, ws in by_text.items())
         meaning = max([closeness(self.library, plan.question, recorder.evidence),
                        *(p.scores.get("dense", 0.0) for p in passages)])
         log.debug("evidence relevance: words %.2f, meaning %.2f", words, meaning)
@@ -680,6 +682,10 @@ class Scholar:
         if why is not None:
             log.info("declined: %s", why.reason)
         return self._declined(recorder, text, _answer_fields(turn, recorder, plan, timed=True))
+
+    def _blurb(self, doc_id: str) -> str:
+        doc = self.library.docstore.document(doc_id)
+        return doc.blurb if doc is not None else ""
 
     def _text_judge(self) -> TextJudge | None:
         """The model as the judge of the turn's first text, when settings ask for it and it can score tokens."""
