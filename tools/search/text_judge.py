@@ -10,7 +10,9 @@ Generation"). The question is the same for every candidate, so the sums of its t
 directly, and no candidate's place in a list biases its score.
 
 The search's order stays a prior: a text must beat those ranked above it by `PLACE_COST` nats a place, and only the
-winner moves (to first); the rest keep the search's order.
+winner moves (to first); the rest keep the search's order. When it is asked is the retriever's business
+(`retriever._judged` and `search`): only for a question that asks which text, and not when the passages and the
+cards agree on the first.
 """
 
 from __future__ import annotations
