@@ -18,13 +18,12 @@ cards agree on the first.
 from __future__ import annotations
 
 import logging
-import time
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 from prompts import load_prompt
 from tools.passages import clip
 from tools.search.windows import rank_windows
+from tools.verification.judge import TokenScorer, chatml
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +32,8 @@ CARD_TEXTS = 2  # and the cards' first, when the search did not put them there
 LINE_CHARS = 240  # of each text's best lines
 BLURB_CHARS = 200
 PLACE_COST = 2.0  # nats a text must gain over the one ranked a place above it (fitted on the dev files' even lines)
-
-
-class TokenScorer(Protocol):
-    def continuation_logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
-        """Each token of `continuation` with its log-probability after `prompt` (ChatML text)."""
+# the system line the embedded provider sends when a conversation has none, as when the rule was measured
+SYSTEM = "You are a helpful assistant."
 
 
 @dataclass
@@ -48,18 +44,10 @@ class Verdict:
     doc_ids: list[str]
     scores: list[float]
     winner: str
-    seconds: float = 0.0
-    places: list[int] = field(default_factory=list)
 
     @property
     def moved(self) -> bool:
         return bool(self.doc_ids) and self.winner != self.doc_ids[0]
-
-
-def chatml(user: str) -> str:
-    # the system line the embedded provider sends when a conversation has none, as when this was measured
-    return f"<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n" \
-        "<|im_start|>assistant\n"
 
 
 class TextJudge:
@@ -82,17 +70,17 @@ class TextJudge:
     def judge(self, library, question: str, candidates: list[str], places: list[int]) -> Verdict | None:
         """The candidate the question is likeliest about, the search's order counting `place_cost` a place
         (`places`: each candidate's place in it, a card's after the texts read). None when the model fails."""
-        started = time.perf_counter()
         scores = []
         try:
             for doc_id in candidates:
-                tokens = self.scorer.continuation_logprobs(chatml(self.describe(library, question, doc_id)), question)
+                prompt = chatml(SYSTEM, self.describe(library, question, doc_id))
+                tokens = self.scorer.continuation_logprobs(prompt, question)
                 scores.append(round(sum(lp for _, lp in tokens), 3))
         except Exception as exc:  # the search's own order stands when the model cannot score
             log.warning("text judge could not score: %s", exc)
             return None
         best = max(range(len(candidates)), key=lambda i: (scores[i] - self.place_cost * places[i], -places[i]))
-        return Verdict(candidates, scores, candidates[best], time.perf_counter() - started, places)
+        return Verdict(candidates, scores, candidates[best])
 
 
 def candidates(search_docs: list[str], card_docs: list[str]) -> tuple[list[str], list[int]]:
