@@ -4,7 +4,15 @@ open it with the line's number; the citation is the line's, the answer's own sen
 import pytest
 
 from chat.pipeline.answer import FinalEvent, TokenEvent
-from chat.pipeline.say import as_draft, copied, parse_said, reported_grammar, restated_for_copies, say_grammar
+from chat.pipeline.say import (
+    answering_part,
+    as_draft,
+    copied,
+    parse_said,
+    reported_grammar,
+    restated_for_copies,
+    say_grammar,
+)
 from chat.providers.scripted import ScriptedLLM
 from indexing.vocabulary import ABSTAIN_SENTENCE
 
@@ -148,13 +156,14 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
     # said again in reported speech, the line's words are still a copy
     assert copy("[1] AN 1.51 says that this mind, mendicants, is radiant.")
     assert not copy("[1] AN 1.51 says that the mind is radiant, though passing corruptions corrupt it.")
-    # each copy is replaced by what the second try restates of its line; one the second try left alone stays
+    # each copy is replaced by what the second try restates of its line; one the second try left alone goes (its
+    # line is quoted below the answer), unless nothing else is said
     first = parse_said("[1] This mind, mendicants, is radiant.\n[2] Heedfulness is the state free of death.\n"
                        "[1] But it is corrupted by passing corruptions.", 2)
     again = parse_said("[1] AN 1.51 says that the mind is radiant.\n[1] AN 1.51 says that corruptions come and go.", 2)
     assert [s.text for s in restated_for_copies(first, again, lines)] == [
-        "AN 1.51 says that the mind is radiant.", "AN 1.51 says that corruptions come and go.",
-        "Heedfulness is the state free of death."]
+        "AN 1.51 says that the mind is radiant.", "AN 1.51 says that corruptions come and go."]
+    assert restated_for_copies(first, [], lines) == first  # nothing restated: the copies stand, as quotations
     # the second try opens each sentence with the text its line is from, in reported speech, and goes on in lower case
     grammar = reported_grammar(lines)
     assert '"[1] AN 1.51 says that " reported' in grammar and '"[2] Dhp 21 says that " reported' in grammar
@@ -162,6 +171,55 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
     assert grammar.startswith('root ::= item ("\\n" item){0,1}\n')  # two sentences at most: not every line again
     llama_cpp = pytest.importorskip("llama_cpp")
     assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
+
+
+def test_said_again_the_part_of_a_line_that_answers_is_an_answer_and_the_whole_line_or_a_fragment_is_not():
+    class W:
+        def __init__(self, text, source):
+            self.texts, self.source = (text,), source
+
+    lines = [W("Heedfulness is the state free of death; heedlessness is the state of death. The heedful do not die, "
+               "while the heedless are like the dead.", "Dhp 21"),
+             W("The wanderer Vacchagotta went up to the Buddha and exchanged greetings with him. “Mister "
+               "Gotama, where does the fire go?” “It doesn’t apply, Vaccha. Then, the fire is quenched for lack of "
+               "fuel.”",
+               "MN 72"),
+             W("Mendicants, all is burning. The eye is burning. Burning with the fires of greed and hate, I say.",
+               "SN 35.28")]
+
+    def part(reply: str, question: str) -> bool:
+        said = parse_said(reply, 3)[0]
+        assert copied(said, lines)  # each is the line's words, word for word
+        return answering_part(said, lines, question)
+    heedful = "What does the Dhammapada say heedfulness is?"
+    assert part("[1] Dhp 21 says that heedfulness is the state free of death; heedlessness is the state of death.",
+                heedful)
+    # the whole line (or most of it) says nothing the quotation below does not
+    assert not part("[1] Dhp 21 says that heedfulness is the state free of death; heedlessness is the state of "
+                    "death. The heedful do not die, while the heedless are like the dead.", heedful)
+    # a whole sentence of the line that holds none of what is asked, the question's names aside
+    assert not part("[2] MN 72 says that the wanderer Vacchagotta went up to the Buddha and exchanged greetings "
+                    "with him.", "Where does a quenched fire go, according to the Buddha's reply to Vacchagotta?")
+    # a sentence past its short opening ("Then, …") is still the whole of what it says
+    assert part("[2] MN 72 says that the fire is quenched for lack of fuel.", "Where does a quenched fire go?")
+    assert part("[3] SN 35.28 says that all is burning. The eye is burning.", QUESTION)
+    # a piece of a sentence, and the speaker's own "I say", are no sentence of the reader's
+    assert not part("[3] SN 35.28 says that burning with the fires of greed and hate, I say.", QUESTION)
+    assert not part("[3] SN 35.28 says that the fires of greed and hate, I say.", QUESTION)
+    # not said in reported speech: a copy as before
+    assert not part("[1] Heedfulness is the state free of death; heedlessness is the state of death.", heedful)
+
+
+async def test_said_again_the_part_of_its_line_that_answers_is_the_model_s_own_sentence(base):
+    again = "[1] SN 35.28 says that the eye is burning. Sights are burning. Eye consciousness is burning."
+    scholar, _ = _scholar(base, [COPY, again, FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    own = [s for s in answer.sentences if s.origin == "model"]
+    # in quotation marks: the reader tells the text's words from the answer's
+    assert [s.text for s in own] == ["SN 35.28 says that “the eye is burning. Sights are burning. Eye consciousness "
+                                     "is burning.”"]
+    assert all(s.citations and s.citations[0].startswith("SN 35.28:") for s in own)
+    assert not any("I say" in s.text for s in own)
 
 
 async def test_copies_of_the_lines_are_said_again_in_reported_speech_and_that_is_the_answer(base):

@@ -27,14 +27,18 @@ from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 from tools.language.numbers import numbers
 from tools.language.sentences import split_sentences
+from tools.language.words import pattern
 from tools.search.windows import EvidenceWindow
 from tools.verification.claim_checks import plain_words
 from tools.verification.evidence import claim_tokens
 from tools.verification.verifier import VERBATIM_WORDS
 
+_SPEAKER_OR_LISTENER = pattern("speaker_or_listener")
 MAX_SENTENCES = 4
 MAX_SAID_AGAIN = 2  # asked again, the model restated each line it had chosen in turn, four mechanical sentences
 SAY_MAX_TOKENS = 300  # four sentences of about sixty tokens, each with its number
+COPY_MOST = 2 / 3  # of a line's words: a copy this long restates the line, not the part of it that answers
+OPENER_WORDS = 4  # "In the same way," "Then," "Mendicants,": a sentence's opening that its report may leave out
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 # What the model is told when it is asked again (prompts/say_again.md)
 SAY_FAULTS = {"copied": "copied the lines word for word: that quotes the text, it does not answer the question",
@@ -84,17 +88,18 @@ def _gbnf(text: str) -> str:
 
 def restated_for_copies(first: list[Said], again: list[Said], windows: list[EvidenceWindow]) -> list[Said]:
     """The first try's sentences, each that copied its line replaced by what the second try (`again`, copies
-    already left out) restates of that line; a copy whose line the second try says nothing of stays, to be shown
-    as the quotation it is, and one whose line's restatement is already in goes."""
+    already left out) restates of that line. A copy whose line the second try says nothing of goes when the answer
+    has words of its own: its line is quoted below the answer, and shown inline as well it came before the
+    answer's own sentence ("“Understanding this distinction …” Dhp 21 says that …"). With none of its own, the
+    copies stay, to be shown as the quotations they are."""
     out: list[Said] = []
     for said in first:
         if not copied(said, windows):
             out.append(said)
             continue
-        of_line = [s for s in again if s.line == said.line]
-        out.extend(s for s in of_line if s not in out)
-        if not of_line:
-            out.append(said)
+        out.extend(s for s in again if s.line == said.line and s not in out)
+    if not out:
+        out = [s for s in first if copied(s, windows)]
     return out[:MAX_SENTENCES]
 
 
@@ -107,6 +112,56 @@ def copied(said: Said, windows: list[EvidenceWindow]) -> bool:
     words = plain_words(text)
     return len(words.split()) >= VERBATIM_WORDS and any(f" {words} " in f" {plain_words(line_text(w))} "
                                                         for w in windows)
+
+
+_QUOTED_SPAN = re.compile(r"[“\"][^“”\"]*[”\"]")
+
+
+def answering_part(said: Said, windows: list[EvidenceWindow], question: str) -> bool:
+    """Whether a sentence said in reported speech that copies its line ("Dhp 21 says that heedfulness is the state
+    free of death; heedlessness is the state of death.") copies the part of the line that answers: whole sentences
+    of it, less than most of it, holding a word the question asks about (a name aside), and none that is the
+    speaker's or the listener's own ("so I say", "your reflection"). Such a sentence is an answer that quotes, which
+    a reader can use: it points to the words that answer, where a copy of the whole line says nothing the quotation
+    below it does not, and a fragment ("burning with the fires of greed, I say") or the line's opening of another
+    matter ("MN 72 says that the wanderer Vacchagotta went up to the Buddha") is none."""
+    line = windows[said.line - 1]
+    opener = reported_opener(line)
+    if not said.text.startswith(opener):
+        return False
+    text = said.text.removeprefix(opener).strip()
+    copy = plain_words(text)
+    sentences = [s.text for s in split_sentences(line_text(line))]
+    whole = any(copy == plain_words(run) for i in range(len(sentences)) for j in range(i + 1, len(sentences) + 1)
+                for run in _without_opener(" ".join(sentences[i:j])))
+    if not whole or len(copy.split()) >= COPY_MOST * len(plain_words(" ".join(sentences)).split()):
+        return False
+    if _SPEAKER_OR_LISTENER.search(plain_words(_QUOTED_SPAN.sub(" ", text))):
+        return False
+    asked = set(claim_tokens(question)) - _named(question)
+    return bool(asked & set(claim_tokens(text)))
+
+
+def _named(question: str) -> set[str]:
+    """The words of the names and titles the question writes capitalised after its first word ("the Buddha's
+    reply to Vacchagotta"): whom it asks about, not what it asks."""
+    return {t for w in question.split()[1:] if w[:1].isupper() for t in claim_tokens(w)}
+
+
+def _without_opener(text: str) -> list[str]:
+    """The text, and the text past a short opening set off by a comma ("In the same way, deeds of body …")."""
+    out = [text]
+    head, comma, rest = text.partition(",")
+    if comma and rest.strip() and len(head.split()) <= OPENER_WORDS:
+        out.append(rest.strip())
+    return out
+
+
+def quoting_its_part(said: Said, windows: list[EvidenceWindow]) -> Said:
+    """An answering part (`answering_part`) with the line's words in quotation marks, so that the reader can tell
+    the text's words from the answer's: 'Dhp 21 says that “heedfulness is the state free of death; …”'."""
+    opener = reported_opener(windows[said.line - 1])
+    return Said(said.line, f"{opener}“{said.text.removeprefix(opener).strip()}”")
 
 
 def reported_opener(window: EvidenceWindow) -> str:

@@ -75,11 +75,13 @@ from chat.pipeline.say import (
     SAY_FAULTS,
     SAY_MAX_TOKENS,
     Said,
+    answering_part,
     as_draft,
     copied,
     echoes_example,
     list_hint,
     parse_said,
+    quoting_its_part,
     reported_grammar,
     restated_for_copies,
     say_grammar,
@@ -458,8 +460,17 @@ class Scholar:
             turn.mark("agent", t)
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
         log.debug("said again (%s): %r", fault, reply)
-        # a line copied again, in reported speech, is still a copy: only what it restates is an answer
-        return [s for s in parse_said(reply, len(chosen)) if not copied(s, chosen) and not echoes_example(s, chosen)]
+        # a line copied again, in reported speech, is still a copy: only what it restates, or the part of it that
+        # answers, is an answer
+        out: list[Said] = []
+        for said in parse_said(reply, len(chosen)):
+            if echoes_example(said, chosen):
+                continue
+            if not copied(said, chosen):
+                out.append(said)
+            elif answering_part(said, chosen, turn.question):
+                out.append(quoting_its_part(said, chosen))
+        return out
 
     async def _checked_again(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, answer: Answer,
                              error: str | None, lead: list[EvidenceWindow]) -> Answer:
