@@ -403,3 +403,20 @@ def test_what_is_left_of_a_partly_supported_sentence_is_judged_again_as_a_whole(
     text, removed = checked("Sāriputta explained the four noble truths to the mendicants in detail, and he ate meat "
                             "at the royal palace [MN 201:2.2].")
     assert "Sāriputta explained the four noble truths" in text and removed
+
+
+def test_a_copy_under_another_line_s_number_is_cited_to_the_fewest_lines_that_hold_it(stores):
+    # read forward from the text's first line, a run of up to eight lines that reaches the copy holds it too:
+    # the citation is the line itself, not 1.1–3.3
+    copy = "In the same way, the Realized One was born and grew up in the world but lives unsoiled by it [MN 201:1.2]."
+    v = _verify(stores, copy)
+    assert v.verbatim and v.quoted_from == "MN 201:3.3"
+    across = "Then Venerable Sāriputta explained the four noble truths to the mendicants in detail. Purity and " \
+             "impurity are personal matters [MN 201:1.2]."
+    assert _verify(stores, across).quoted_from == "MN 201:2.2–3.1"
+
+
+def test_a_quotation_inside_a_sentence_is_evidence_where_its_words_are(stores):
+    said = "MN 201 says that “the Realized One was born and grew up in the world” [MN 201:3.2–3.3]."
+    v = _verify(stores, said)
+    assert v.verdict == "supported" and not v.verbatim and v.evidence_ref == "MN 201:3.3"

@@ -574,15 +574,22 @@ class ClaimVerifier:
         """The reference of the fewest lines that hold a verbatim sentence's words, the first such run: a copy
         of the verse's last lines cited to the sutta's opening (the model wrote the number of another line) is
         cited where its words are."""
-        said = f" {plain_words(_strip_framing(sentence))} "
+        window = self._holding(_strip_framing(sentence), views)
+        return window.ref if window is not None else None
+
+    def _holding(self, quoted: str, views: list[SuttaView]) -> Window | None:
+        """The fewest lines that hold `quoted`'s words, word for word, the first such run, or None. Read from the
+        line where the words first end, back to where they begin: run forward from each start, the first start that
+        reaches them took up to `QUOTE_SPAN` lines before them ("MN 61:7.7–8.4" for a sentence of 8.4)."""
+        said = f" {plain_words(quoted)} "
         for view in views:
             lines = self._lines_of(view)
-            for lo in range(len(lines)):
+            for hi in range(len(lines)):
                 joined = ""
-                for hi in range(lo, min(lo + QUOTE_SPAN, len(lines))):
-                    joined = f"{joined} {lines[hi]}".strip()
+                for lo in range(hi, max(-1, hi - QUOTE_SPAN), -1):
+                    joined = f"{lines[lo]} {joined}".strip()
                     if said in f" {joined} ":
-                        return Window(view, lo, hi, 1.0, frozenset()).ref
+                        return Window(view, lo, hi, 1.0, frozenset())
         return None
 
     def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> tuple[Finding, str] | None:
@@ -810,7 +817,11 @@ class ClaimVerifier:
         if quoted:
             quote_tokens = set(claim_tokens(" ".join(quoted)))
             rest = [t for t in tokens if t not in quote_tokens]
-            anchors = sorted((w for v in views for w in self.index.best_windows(
+            # where the quotation's words are, word for word: the lines with most of its words may be another
+            # line of the same matter ("They've given up four corrupt deeds" for "these are the four corrupt deeds
+            # they've given up"), and the sentence is cited where its evidence is
+            held = self._holding(max(quoted, key=len), views)
+            anchors = [held] if held is not None else sorted((w for v in views for w in self.index.best_windows(
                 v, list(quote_tokens), self.index.weights(list(quote_tokens)), top=1)), key=lambda w: -w.coverage)
             if anchors and quote_tokens:
                 anchor = anchors[0]
