@@ -200,6 +200,13 @@ def test_said_again_the_part_of_a_line_that_answers_is_an_answer_and_the_whole_l
     # a whole sentence of the line that holds none of what is asked, the question's names aside
     assert not part("[2] MN 72 says that the wanderer Vacchagotta went up to the Buddha and exchanged greetings "
                     "with him.", "Where does a quenched fire go, according to the Buddha's reply to Vacchagotta?")
+    # what a simile means answers a question about the simile, whatever its words
+    arrow = [W("It’s like a person who is struck with an arrow, only to be struck with a second arrow. In the same "
+               "way, when an ordinary person feels pain they sorrow and wail. They experience two feelings: physical "
+               "and mental.", "SN 36.6")]
+    said = parse_said("[1] SN 36.6 says that when an ordinary person feels pain they sorrow and wail.", 1)[0]
+    assert answering_part(said, arrow, "In the simile of the two arrows, what is the second arrow?")
+    assert not answering_part(said, arrow, "Where was the Buddha staying when he taught SN 36.6?")
     # a sentence past its short opening ("Then, …") is still the whole of what it says
     assert part("[2] MN 72 says that the fire is quenched for lack of fuel.", "Where does a quenched fire go?")
     assert part("[3] SN 35.28 says that all is burning. The eye is burning.", QUESTION)

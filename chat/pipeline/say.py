@@ -28,6 +28,7 @@ from prompts import load_prompt
 from tools.language.numbers import numbers
 from tools.language.sentences import split_sentences
 from tools.language.words import pattern
+from tools.search.shapes import shape_credit, shape_of
 from tools.search.windows import EvidenceWindow
 from tools.verification.claim_checks import plain_words
 from tools.verification.evidence import claim_tokens
@@ -120,11 +121,12 @@ _QUOTED_SPAN = re.compile(r"[“\"][^“”\"]*[”\"]")
 def answering_part(said: Said, windows: list[EvidenceWindow], question: str) -> bool:
     """Whether a sentence said in reported speech that copies its line ("Dhp 21 says that heedfulness is the state
     free of death; heedlessness is the state of death.") copies the part of the line that answers: whole sentences
-    of it, less than most of it, holding a word the question asks about (a name aside), and none that is the
-    speaker's or the listener's own ("so I say", "your reflection"). Such a sentence is an answer that quotes, which
-    a reader can use: it points to the words that answer, where a copy of the whole line says nothing the quotation
-    below it does not, and a fragment ("burning with the fires of greed, I say") or the line's opening of another
-    matter ("MN 72 says that the wanderer Vacchagotta went up to the Buddha") is none."""
+    of it, less than most of it, holding a word the question asks about (a name aside) or the kind of line it asks
+    for (`shapes.shape_credit`), and no word that is the speaker's or the listener's own ("so I say", "your
+    reflection"). Such a sentence is an answer that quotes, which a reader can use: it points to the words that
+    answer, where a copy of the whole line says nothing the quotation below it does not, and a fragment ("burning
+    with the fires of greed, I say") or the line's opening of another matter ("MN 72 says that the wanderer
+    Vacchagotta went up to the Buddha") is none."""
     line = windows[said.line - 1]
     opener = reported_opener(line)
     if not said.text.startswith(opener):
@@ -132,14 +134,17 @@ def answering_part(said: Said, windows: list[EvidenceWindow], question: str) -> 
     text = said.text.removeprefix(opener).strip()
     copy = plain_words(text)
     sentences = [s.text for s in split_sentences(line_text(line))]
-    whole = any(copy == plain_words(run) for i in range(len(sentences)) for j in range(i + 1, len(sentences) + 1)
-                for run in _without_opener(" ".join(sentences[i:j])))
-    if not whole or len(copy.split()) >= COPY_MOST * len(plain_words(" ".join(sentences)).split()):
+    runs = [" ".join(sentences[i:j]) for i in range(len(sentences)) for j in range(i + 1, len(sentences) + 1)]
+    run = next((r for r in runs if any(copy == plain_words(part) for part in _without_opener(r))), None)
+    if run is None or len(copy.split()) >= COPY_MOST * len(plain_words(" ".join(sentences)).split()):
         return False
     if _SPEAKER_OR_LISTENER.search(plain_words(_QUOTED_SPAN.sub(" ", text))):
         return False
     asked = set(claim_tokens(question)) - _named(question)
-    return bool(asked & set(claim_tokens(text)))
+    # or the kind of line the question asks for, as the selection reads it: what a simile means ("In the same way,
+    # when an unlearned ordinary person experiences painful physical feelings they sorrow and wail …", for "what
+    # is the second arrow?"), a list's items, a rule, a reason
+    return bool(asked & set(claim_tokens(text))) or shape_credit(shape_of(question), run) > 0
 
 
 def _named(question: str) -> set[str]:
