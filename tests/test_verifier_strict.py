@@ -420,3 +420,29 @@ def test_a_quotation_inside_a_sentence_is_evidence_where_its_words_are(stores):
     said = "MN 201 says that “the Realized One was born and grew up in the world” [MN 201:3.2–3.3]."
     v = _verify(stores, said)
     assert v.verdict == "supported" and not v.verbatim and v.evidence_ref == "MN 201:3.3"
+
+
+def test_words_a_text_says_twice_are_evidence_where_the_sentence_cites_them(tmp_path):
+    from indexing.chunking import chunk_document
+    from indexing.stores.bm25_store import BM25Store
+    from indexing.stores.docstore import DocStore
+
+    from conftest import _doc
+
+    said_twice = "When an ordinary person feels pain they sorrow and wail and lament."
+    doc = _doc("mn203", "The Two Arrows", [
+        ("1.1", said_twice), ("1.2", "They experience two feelings."), ("1.3", "So I have heard."),
+        ("2.1", "It’s like a person struck with an arrow, only to be struck with a second arrow."),
+        ("2.2", "They experience the feeling of two arrows."), ("2.3", f"In the same way, {said_twice[0].lower()}"
+                                                                      f"{said_twice[1:]}")])
+    store = DocStore(tmp_path / "docstore.sqlite")
+    chunks = chunk_document(doc, target_chars=120, max_chars=200)
+    store.replace_sources([(doc.source_path, [doc], chunks, None)])
+    bm25 = BM25Store(tmp_path / "bm25")
+    bm25.build([(c.chunk_id, c.embedding_text()) for c in chunks])
+    quoting = "MN 203 says that “when an ordinary person feels pain they sorrow and wail and lament” [MN 203:2.1–2.3]."
+    v = _verify((store, bm25), quoting, retrieved=("mn203",))
+    assert v.verdict == "supported" and v.evidence_ref == "MN 203:2.3" and not v.cited_to
+    # cited at its first saying, it is evidence there
+    assert _verify((store, bm25), quoting.replace("2.1–2.3", "1.1–1.2"), retrieved=("mn203",)).evidence_ref == \
+        "MN 203:1.1"

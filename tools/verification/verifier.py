@@ -75,6 +75,7 @@ JUDGE_MARGIN = 2  # segments on each side of the best window that the judge read
 # A lexically failed sentence is reconsidered only when it shares this much with its passage, and passes only when
 # the passage raises every word it lacks by this much (nats); set on claims-dev, where paraphrases' new words gain
 # 1.7-6 and invented details at most 1 (README, claim verifier).
+Span = tuple[SuttaView, int, int]  # a cited range of a text's lines: the text, its first and last positions
 RESCUE_MIN_SCORE = 0.4
 RESCUE_PMI = 1.0
 STRICT_REGION = 2  # segments each side of the best window whose words also count for the model's own sentences
@@ -405,7 +406,8 @@ class ClaimVerifier:
             self._locate_elsewhere(verdict, parts, set())
             return verdict
         verbatim = self._verbatim(plain, views)
-        results = [self._check_part(p, views, strict, verbatim, framing) for p in parts]
+        near = self._cited_spans(sentence.citations, views)
+        results = [self._check_part(p, views, strict, verbatim, framing, near) for p in parts]
         for result, span in zip(results, spans):
             result.span = span
         verdict = _combine(plain, results)
@@ -577,11 +579,15 @@ class ClaimVerifier:
         window = self._holding(_strip_framing(sentence), views)
         return window.ref if window is not None else None
 
-    def _holding(self, quoted: str, views: list[SuttaView]) -> Window | None:
-        """The fewest lines that hold `quoted`'s words, word for word, the first such run, or None. Read from the
-        line where the words first end, back to where they begin: run forward from each start, the first start that
-        reaches them took up to `QUOTE_SPAN` lines before them ("MN 61:7.7–8.4" for a sentence of 8.4)."""
+    def _holding(self, quoted: str, views: list[SuttaView], near: Sequence[Span] = ()) -> Window | None:
+        """The fewest lines that hold `quoted`'s words, word for word, or None: the first such run within the lines
+        the sentence cites (`near`), else the first anywhere. A text may say the same words twice (SN 36.6 states
+        "when an unlearned ordinary person experiences painful physical feelings they sorrow …" before its simile and
+        again after it): the sentence restates the place it cites. Each run is read from the line where the words
+        end, back to where they begin: run forward from each start, the first start that reaches them took up to
+        `QUOTE_SPAN` lines before them ("MN 61:7.7–8.4" for a sentence of 8.4)."""
         said = f" {plain_words(quoted)} "
+        found: list[Window] = []
         for view in views:
             lines = self._lines_of(view)
             for hi in range(len(lines)):
@@ -589,8 +595,22 @@ class ClaimVerifier:
                 for lo in range(hi, max(-1, hi - QUOTE_SPAN), -1):
                     joined = f"{lines[lo]} {joined}".strip()
                     if said in f" {joined} ":
-                        return Window(view, lo, hi, 1.0, frozenset())
-        return None
+                        window = Window(view, lo, hi, 1.0, frozenset())
+                        if not near or any(view is v and a <= lo and hi <= b for v, a, b in near):
+                            return window
+                        found.append(window)
+                        break
+        return found[0] if found else None
+
+    def _cited_spans(self, refs: list[CitationRef], views: list[SuttaView]) -> list[Span]:
+        """Each cited range of lines, as (text, first, last) positions; a whole text cited names none."""
+        out: list[Span] = []
+        for ref in refs:
+            view = next((v for v in views if ref.ok and v.sutta_id == ref.sutta_id), None)
+            span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
+            if view is not None and span is not None:
+                out.append((view, *span))
+        return out
 
     def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> tuple[Finding, str] | None:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
@@ -756,7 +776,7 @@ class ClaimVerifier:
         return self.index.resolve(ref.sutta_id) if ref.sutta_id else None
 
     def _check_part(self, text: str, views: list[SuttaView], strict: bool = False, verbatim: bool = False,
-                    framing: frozenset[str] = frozenset()) -> PartResult:
+                    framing: frozenset[str] = frozenset(), near: Sequence[Span] = ()) -> PartResult:
         tokens = claim_tokens(text)
         weights = self.index.weights(tokens)
         candidates: list[Window] = []
@@ -785,7 +805,7 @@ class ClaimVerifier:
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
         # the sutta has every word of it, it is not invented.
         if strict:  # neither words spread over the sutta nor closeness in meaning is enough
-            held = self._strict_support(text, tokens, weights, candidates, views, framing)
+            held = self._strict_support(text, tokens, weights, candidates, views, framing, near)
             if held is not None:
                 window, score = held
                 if window is not best and score >= CHECK_THRESHOLD:
@@ -804,7 +824,8 @@ class ClaimVerifier:
                           finding=Finding.NOT_IN_TEXT)
 
     def _strict_support(self, text: str, tokens: list[str], weights: dict[str, float], candidates: list[Window],
-                        views: list[SuttaView], framing: frozenset[str] = frozenset()) -> tuple[Window, float] | None:
+                        views: list[SuttaView], framing: frozenset[str] = frozenset(), near: Sequence[Span] = ()
+                        ) -> tuple[Window, float] | None:
         """The window that holds one of the model's own sentences, with its coverage, or None. The sentence's words
         must be found in one short window and its neighbours (`STRICT_REGION` segments each side); the names in the
         cited text's title count as found anywhere in it. A quotation the text holds word for word is its own
@@ -820,7 +841,7 @@ class ClaimVerifier:
             # where the quotation's words are, word for word: the lines with most of its words may be another
             # line of the same matter ("They've given up four corrupt deeds" for "these are the four corrupt deeds
             # they've given up"), and the sentence is cited where its evidence is
-            held = self._holding(max(quoted, key=len), views)
+            held = self._holding(max(quoted, key=len), views, near)
             anchors = [held] if held is not None else sorted((w for v in views for w in self.index.best_windows(
                 v, list(quote_tokens), self.index.weights(list(quote_tokens)), top=1)), key=lambda w: -w.coverage)
             if anchors and quote_tokens:
