@@ -424,17 +424,18 @@ def test_a_quotation_inside_a_sentence_is_evidence_where_its_words_are(stores):
 
 def test_words_a_text_says_twice_are_evidence_where_the_sentence_cites_them(tmp_path):
     from indexing.chunking import chunk_document
+    from indexing.models import SourceDocument, Unit
     from indexing.stores.bm25_store import BM25Store
     from indexing.stores.docstore import DocStore
 
-    from conftest import _doc
-
     said_twice = "When an ordinary person feels pain they sorrow and wail and lament."
-    doc = _doc("mn203", "The Two Arrows", [
-        ("1.1", said_twice), ("1.2", "They experience two feelings."), ("1.3", "So I have heard."),
-        ("2.1", "It’s like a person struck with an arrow, only to be struck with a second arrow."),
-        ("2.2", "They experience the feeling of two arrows."), ("2.3", f"In the same way, {said_twice[0].lower()}"
-                                                                      f"{said_twice[1:]}")])
+    segments = [("1.1", said_twice), ("1.2", "They experience two feelings."), ("1.3", "So I have heard."),
+                ("2.1", "It’s like a person struck with an arrow, only to be struck with a second arrow."),
+                ("2.2", "They experience the feeling of two arrows."),
+                ("2.3", f"In the same way, {said_twice[0].lower()}{said_twice[1:]}")]
+    doc = SourceDocument(doc_id="mn203", title="The Two Arrows", source_path="/mem/mn203.json", kind="sutta",
+                         units=[Unit(text=text, ref=f"mn203:{local}") for local, text in segments],
+                         sutta_id="MN 203", collection="MN", book="MN")
     store = DocStore(tmp_path / "docstore.sqlite")
     chunks = chunk_document(doc, target_chars=120, max_chars=200)
     store.replace_sources([(doc.source_path, [doc], chunks, None)])
