@@ -99,9 +99,7 @@ def restated_for_copies(first: list[Said], again: list[Said], windows: list[Evid
             out.append(said)
             continue
         out.extend(s for s in again if s.line == said.line and s not in out)
-    if not out:
-        out = [s for s in first if copied(s, windows)]
-    return out[:MAX_SENTENCES]
+    return (out or first)[:MAX_SENTENCES]  # nothing else said: the first try was copies alone
 
 
 def copied(said: Said, windows: list[EvidenceWindow]) -> bool:

@@ -72,10 +72,10 @@ SPREAD_MISSING = 0.1  # ... that is, when the words it lacks weigh at most this 
 ELSEWHERE_THRESHOLD = 0.5  # a clearly better match elsewhere may be looser: the claim's framing was never there
 ELSEWHERE_MARGIN = 0.15  # another sutta must cover the claim this much better than the cited one
 JUDGE_MARGIN = 2  # segments on each side of the best window that the judge reads as the passage
+Span = tuple[SuttaView, int, int]  # a cited range of a text's lines: the text, its first and last positions
 # A lexically failed sentence is reconsidered only when it shares this much with its passage, and passes only when
 # the passage raises every word it lacks by this much (nats); set on claims-dev, where paraphrases' new words gain
 # 1.7-6 and invented details at most 1 (README, claim verifier).
-Span = tuple[SuttaView, int, int]  # a cited range of a text's lines: the text, its first and last positions
 RESCUE_MIN_SCORE = 0.4
 RESCUE_PMI = 1.0
 STRICT_REGION = 2  # segments each side of the best window whose words also count for the model's own sentences
