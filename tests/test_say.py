@@ -122,6 +122,16 @@ async def test_a_wrong_restatement_is_removed_and_the_lines_still_answer(base):
     assert len(llm.prompts) == 3  # asked again once, not more
 
 
+async def test_no_follow_up_asks_about_what_the_checks_took_out(base):
+    reply = "[1] The Buddha says the ear is burning with the fires of joy."
+    again = "[1] SN 35.28 says that the ear burns with the fires of joy."
+    follow = "Why does the ear burn with the fires of joy?\nWhat is the all?\nWhy is the eye burning?"
+    scholar, _ = _scholar(base, [reply, again, follow])
+    answer = await scholar.aask(QUESTION)
+    assert len(answer.unsupported_claims) == 2  # removed: the reader is told so, and is not then invited to explore it
+    assert answer.follow_ups == ["What is the all?", "Why is the eye burning?"]
+
+
 async def test_told_its_sentence_did_not_stand_the_model_says_it_again_and_the_second_stands(base):
     wrong = "[1] The Buddha says the ear is burning with the fires of joy."
     right = "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness."

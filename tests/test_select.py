@@ -213,6 +213,24 @@ def test_follow_ups_never_repeat_the_question_or_the_premise_and_stay_in_the_lib
     assert same_premise("Why can't women become arahants?", "women cannot become arahants")
 
 
+def test_a_follow_up_restating_a_sentence_that_did_not_stand_is_dropped():
+    withdrawn = ['Sāriputta said he felt "incredible" and "amazing" after the spirit struck him on the head.']
+    asked = "When a spirit struck Sāriputta on the head, what did he say he felt afterwards?"
+    got = usable_followups(["Why did Sāriputta say he felt incredible and amazing afterwards?",
+                            "How did Sāriputta react to the spirit's blow?",
+                            "Who saw the spirit strike Sāriputta?"], asked=asked, withdrawn=withdrawn)
+    assert got == ["How did Sāriputta react to the spirit's blow?", "Who saw the spirit strike Sāriputta?"]
+    # what the answer's own sentences that stood say is the reader's to explore, whatever else was taken out
+    assert usable_followups(["Why did Sāriputta feel amazing?"], asked=asked, withdrawn=withdrawn,
+                            stood="Sāriputta said it was amazing that Moggallāna saw the spirit.")
+    # the quoted lines' words are not: the misreading was made of them
+    honey = ["The honey-cake discourse illustrates the Buddha's teaching on hunger and how to obtain it."]
+    assert not usable_followups(["How does the honey-cake discourse illustrate the Buddha's teaching on hunger and "
+                                 "how to obtain it?"], asked="Why does Ānanda call MN 18 the Honey-Cake Discourse?",
+                                answered="> “… a person who was weak with hunger was to obtain a honey-cake …”",
+                                withdrawn=honey)
+
+
 def test_a_follow_up_asking_again_what_was_just_answered_is_dropped_but_a_further_question_is_kept():
     got = usable_followups(["What is burning?", "Why is the eye burning?"], asked="What is burning?",
                            answered="The eye is burning, sights are burning.")

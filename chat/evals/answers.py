@@ -80,6 +80,7 @@ def score_answer(row: dict, answer: Answer) -> dict:
              "reason": v.reason, "revised_to": v.revised_to}
             for v in answer.unsupported_claims
         ],
+        "follow_ups": list(answer.follow_ups),
     }
 
 

@@ -3,15 +3,16 @@ the model's reply is unusable (or there is no time for it).
 
 Every suggestion, the model's or the fallback's, passes `usable_followups`: none repeats the reader's question or
 asks again what the turn just answered, none restates a premise the texts contradict ("Why does the Buddha say
-women are incapable of ...?" after the answer showed he says they are capable), and none leaves the library (a
-name no text of it uses: another tradition's teacher, text or figure)."""
+women are incapable of ...?" after the answer showed he says they are capable) or a sentence of the model's that
+the checks took out ("Why did Sāriputta say he felt amazing?" after "Sāriputta said he felt amazing" did not
+stand), and none leaves the library (a name no text of it uses: another tradition's teacher, text or figure)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
@@ -85,15 +86,20 @@ def fallback_followups(question: str, citations: list[Citation], count: int = 3)
 
 SAME_QUESTION = 0.7  # share of a suggestion's words the reader's question holds: it asks the same again
 ANSWERED = 0.85  # share of its words the answer holds, with half of them the question's: answered just now
+WITHDRAWN_SHARE = 0.6  # of what a suggestion adds to the question, taken from a sentence that did not stand
 MIN_WORD = 4  # shorter names are never judged unknown to the library
 
 
 def usable_followups(questions: list[str], *, asked: str, answered: str = "", premise: str | None = None,
-                     known: Callable[[str], bool] | None = None) -> list[str]:
+                     known: Callable[[str], bool] | None = None, withdrawn: Sequence[str] = (),
+                     stood: str = "") -> list[str]:
     """The suggestions a reader can use: not the question again, not what was just answered, not the contradicted
-    `premise` restated, and no name the library never uses (`known(token)`: a passage uses the word)."""
+    `premise` restated, nor any of the `withdrawn` sentences (the model's, which did not stand, where `stood`, its
+    sentences that did, do not say the same), and no name the library never uses (`known(token)`: a passage uses
+    the word)."""
     asked_words = set(_words(asked))
     answer_words = set(_words(answered))
+    stood_words = set(_words(stood))
     out: list[str] = []
     for q in questions:
         words = _words(q)
@@ -113,10 +119,28 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
             continue
         if premise and same_premise(q, premise):
             continue
+        # the model writes its suggestions after its own sentences, those the checks took out among them: asked
+        # about, a claim the texts do not bear out reaches the reader after all, as something to explore
+        if any(_restates(words, claim, asked_words, stood_words) for claim in withdrawn):
+            log.info("follow-up dropped, it restates what did not stand: %r", q)
+            continue
         if known is not None and any(not known(w) for w in _names(q)):
             continue
         out.append(q)
     return out
+
+
+def _restates(words: list[str], claim: str, asked_words: set[str], stood_words: set[str]) -> bool:
+    """Whether a suggestion (its `words`) takes what it adds to the reader's question from `claim`, a sentence that
+    did not stand, and not from the model's sentences that did: "Why did Sāriputta say he felt incredible and
+    amazing?" after "Sāriputta said he felt “incredible” and “amazing” …" was taken out adds "incredible" and
+    "amazing". The question's own words are no sign: a suggestion shares them with every sentence of the turn. Nor
+    are the quoted lines' words an excuse: a misreading is made of them ("the honey-cake discourse illustrates the
+    Buddha's teaching on hunger and how to obtain it")."""
+    added = [w for w in words if w not in asked_words]
+    claimed = set(_words(claim)) - stood_words
+    taken = [w for w in added if w in claimed]
+    return bool(added) and len(taken) >= WITHDRAWN_SHARE * len(added)
 
 
 def _names(question: str) -> list[str]:
@@ -141,14 +165,16 @@ _YES_NO = word_set("yes_no_openers")
 
 async def generate_followups(llm, question: str, answer: str, citations: list[Citation], *, count: int = 3,
                              timeout: float = 30.0, prefix: list[ChatMessage] | None = None,
-                             premise: str | None = None, known: Callable[[str], bool] | None = None
-                             ) -> tuple[list[str], str]:
+                             premise: str | None = None, known: Callable[[str], bool] | None = None,
+                             withdrawn: Sequence[str] = (), stood: str = "") -> tuple[list[str], str]:
     """(questions, source) where source is "model" or "fallback". `prefix`: the messages of the turn's last LLM
     call; asking after them lets llama.cpp reuse their KV cache, so only the request itself is evaluated.
-    `premise` (contradicted by the texts) and `known` (the library's words): see `usable_followups`."""
+    `premise` (contradicted by the texts), `known` (the library's words), `withdrawn` and `stood` (the model's
+    sentences that did not stand, and those that did): see `usable_followups`."""
 
     def usable(questions: list[str]) -> list[str]:
-        return usable_followups(questions, asked=question, answered=answer, premise=premise, known=known)
+        return usable_followups(questions, asked=question, answered=answer, premise=premise, known=known,
+                                withdrawn=withdrawn, stood=stood)
 
     def fallback(n: int) -> list[str]:
         return usable(fallback_followups(question, citations, n + 3))[:n]

@@ -323,7 +323,11 @@ class Scholar:
         follow_ups, source = await generate_followups(self.llm, turn.question, turn.explained or answer.answer,
                                                       answer.citations, prefix=turn.last_input or None,
                                                       premise=premise.claim if premise else None,
-                                                      known=self.library.word_known)
+                                                      known=self.library.word_known,
+                                                      withdrawn=[c.sentence for c in answer.unsupported_claims
+                                                                 if not c.revised_to],
+                                                      stood=" ".join(s.text for s in answer.sentences
+                                                                     if s.origin == "model"))
         log.debug("follow-ups from %s", source)
         answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
         turn.timings["followups"] = round(time.perf_counter() - t, 3)
