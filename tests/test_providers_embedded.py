@@ -15,7 +15,15 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.errors import ChatError, LLMUnavailableError
 from chat.providers import embedded, model_files
-from chat.providers.embedded import STOP_SEQUENCES, EmbeddedLLM, _Runtime, chatml, models_command
+from chat.providers.embedded import (
+    STOP_SEQUENCES,
+    EmbeddedLLM,
+    _Runtime,
+    chatml,
+    models_command,
+    stable_keep,
+    system_boundary,
+)
 
 from helpers_tools import open_library
 
@@ -99,6 +107,9 @@ def test_the_real_part_packages_are_all_installed():
 
 
 # --- the LlamaIndex wrapper over a fake llama.cpp ---------------------------------------------------------
+IM_END, END = b"<|im_end|>", 1
+
+
 class FakeLlama:
     """Just what EmbeddedLLM uses of llama_cpp.Llama: tokenize (a token per byte), streaming create_completion."""
 
@@ -106,19 +117,28 @@ class FakeLlama:
         self.reply, self.fail = reply, fail
         self.calls: list[dict] = []
         self.n_tokens = 0
-        self._input_ids = _Ids([])
+        self.input_ids: list[int] = []
+        self.evaluated: list[list[int]] = []  # what `eval` was given, call by call
+        self._ctx = self
         self.active = 0
         self.delay = 0.002  # seconds per token
         self.decoded = 0  # tokens of the last reply decoded so far
 
     def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        if special:  # ChatML's end of turn is one token, as in the real vocabulary
+            return [t for i, part in enumerate(data.split(IM_END)) for t in ([END] if i else []) + list(part)]
         return list(data)
 
-    longest_token_prefix = staticmethod(lambda a, b: next((i for i, (x, y) in enumerate(zip(a, b)) if x != y),
-                                                          min(len(a), len(b))))
+    def kv_cache_seq_rm(self, seq: int, start: int, end: int) -> bool:
+        return True
+
+    def eval(self, tokens) -> None:
+        self.evaluated.append(list(tokens))
+        self.input_ids = self.input_ids[: self.n_tokens] + list(tokens)
+        self.n_tokens += len(tokens)
 
     def create_completion(self, tokens, **kwargs):
-        self.calls.append({"prompt": bytes(tokens).decode(), **kwargs})
+        self.calls.append({"prompt": bytes(tokens).replace(bytes([END]), IM_END).decode(), **kwargs})
 
         def gen():
             assert self.active == 0, "llama.cpp entered twice"
@@ -131,16 +151,11 @@ class FakeLlama:
                         raise RuntimeError("decode failed")
                     self.n_tokens = len(tokens) + i + 1
                     yield {"choices": [{"text": piece}]}
-                self._input_ids = _Ids(list(tokens))
+                self.input_ids = list(tokens)
             finally:
                 self.active -= 1
 
         return gen()
-
-
-class _Ids(list):
-    def tolist(self) -> list[int]:
-        return list(self)
 
 
 @pytest.fixture
@@ -187,12 +202,45 @@ def test_plain_completion_is_wrapped_as_a_user_turn(fake_llama):
 def test_stats_count_the_reused_prefix(fake_llama):
     llm = _llm()
     llm.chat(MESSAGES)
-    assert llm.last_stats.reused_tokens == 0 and llm.last_stats.prompt_tokens == len(chatml(MESSAGES).encode())
+    first = len(fake_llama.tokenize(chatml(MESSAGES).encode(), special=True))
+    assert llm.last_stats.reused_tokens == 0 and llm.last_stats.prompt_tokens == first
     longer = MESSAGES + [ChatMessage(role=MessageRole.ASSISTANT, content="Thought: a"),
                          ChatMessage(role=MessageRole.USER, content="Observation: b")]
     llm.chat(longer)
     # the next ReAct step extends the previous prompt, so all of it is still in the KV cache
-    assert llm.last_stats.reused_tokens == len(chatml(MESSAGES).encode())
+    assert llm.last_stats.reused_tokens == first
+
+
+def test_a_prompt_reuses_only_what_gives_the_same_result_whatever_came_before(fake_llama):
+    llm = _llm()
+    system = len(b"<|im_start|>system\nRules.") + 1
+    llm.chat(MESSAGES)
+    # the cache was empty: the system block is evaluated on its own first, as every later prompt will find it
+    assert fake_llama.evaluated == [[*b"<|im_start|>system\nRules.", END]]
+    other = [MESSAGES[0], ChatMessage(role=MessageRole.USER, content="Q? And more")]
+    llm.chat(other)
+    # another question after the same rules shares "Q?" too, but keeps only the rules: the question's own tokens
+    # are evaluated as they are when it is asked first
+    assert llm.last_stats.reused_tokens == system
+    llm.chat(other)
+    assert llm.last_stats.reused_tokens == system  # the same prompt again: the same start
+    llm.chat([ChatMessage(role=MessageRole.SYSTEM, content="Other rules."), MESSAGES[1]])
+    assert llm.last_stats.reused_tokens == 0 and fake_llama.evaluated[-1] == [*b"<|im_start|>system\nOther rules.",
+                                                                               END]
+    # a prompt samples with its own seed, the same whenever it is asked: llama-cpp-python would draw each from the
+    # last call's
+    seeds = [call["seed"] for call in fake_llama.calls]
+    assert seeds[1] == seeds[2] and len(set(seeds)) == 3
+
+
+def test_keeping_a_prefix_goes_by_what_the_last_prompt_was():
+    held, boundary = [1, 2, 3, 4, 5, 6], 2  # the last prompt was 1..4, its reply 5, 6
+    assert stable_keep(held, [1, 2, 3, 4, 5, 9], 4, boundary) == 5  # goes on from it: all it shares
+    assert stable_keep(held, [1, 2, 3, 9], 4, boundary) == 2  # another prompt with its system block
+    assert stable_keep(held, [1, 2, 3, 4], 4, boundary) == 2  # the same prompt again
+    assert stable_keep(held, [1, 7, 3], 4, boundary) == 0  # another system block
+    assert stable_keep([], [1, 2, 3], 0, boundary) == 0
+    assert system_boundary([5, 9, 7, 9], 9) == 2 and system_boundary([5, 7], 9) == 0
 
 
 def test_a_generation_that_starts_repeating_itself_is_stopped(fake_llama):
@@ -339,12 +387,35 @@ def test_real_model_under_the_answer_grammar_cites_each_sentence_and_writes_no_p
     assert "(" not in text and ")" not in text
 
 
+@pytest.mark.slow
+def test_real_model_writes_the_same_for_a_prompt_whatever_it_was_asked_before(settings):
+    from indexing.settings import ScholarSettings
+
+    real = ScholarSettings(_env_file=None)
+    model_files.install_model(real.model_dir)
+    # sampling hot, so that a different seed or different numbers in the cache show in the words
+    llm = embedded.build_embedded_llm(real.model_copy(update={"llm_context_window": 2048, "llm_max_tokens": 40,
+                                                              "llm_temperature": 1.0}))
+    rules = ChatMessage(role=MessageRole.SYSTEM, content="You answer questions about the Pali canon in one sentence.")
+
+    def ask(question: str) -> str:
+        return llm.chat([rules, ChatMessage(role=MessageRole.USER, content=question)]).message.content or ""
+
+    asked = "What does the simile of the raft teach?"
+    first = ask(asked)
+    ask("Who was Sāriputta?")  # the same rules, another question: the cache holds their start in common
+    after_one = ask(asked)
+    ask("Who was Mahāpajāpatī Gotamī?")
+    ask("What is the Dhammapada?")
+    assert ask(asked) == after_one == first
+
+
 def test_a_scoring_call_of_the_claim_judge_is_recorded_as_a_model_call(fake_llama, monkeypatch):
     from chat.providers import embedded
     from chat.providers.calls import recording
 
-    def score(llama, prompt, continuation):  # llama.cpp's decode, as far as the figures go
-        llama.n_tokens = len(prompt) + len(continuation)
+    def score(runtime, prompt, continuation):  # llama.cpp's decode, as far as the figures go
+        runtime.llama.n_tokens = len(prompt) + len(continuation)
         return [(c, -1.0) for c in continuation]
 
     monkeypatch.setattr(embedded, "_score", score)

@@ -49,6 +49,7 @@ def test_chat_sends_explicit_options_and_returns_the_reply(ollama_settings):
         assert body["model"] == MODEL and body["stream"] is False
         assert body["options"]["num_ctx"] == 4096 and body["options"]["num_predict"] == 64
         assert "Observation:" in body["options"]["stop"]
+        assert body["options"]["seed"] == ollama_settings.llm_seed  # the same answer whatever was asked before
         # the explicit context window means no /api/show round trip
         assert [path for _, path, _ in fake.requests] == ["/api/chat"]
 

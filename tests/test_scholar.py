@@ -222,8 +222,9 @@ OWN_FACTS = [
 @pytest.mark.xfail(strict=False, reason="issue #23 is open: the model answers one part of a two-part question (SN "
                    "12.61: the monkey, not what it keeps doing, though both parts' lines are chosen and quoted); "
                    "the eight worldly conditions are named since the "
-                   "say prompt is told which line sets a list out (docs/evaluation.md); not strict, because a "
-                   "question can pass in one run and fail in another (llama.cpp's prompt cache)")
+                   "say prompt is told which line sets a list out (docs/evaluation.md); not strict: a run repeats on "
+                   "one machine, but llama.cpp's numbers differ with the CPU, so a question can pass on one machine "
+                   "and fail on another")
 @pytest.mark.parametrize("question,gold,must", OWN_FACTS)
 def test_embedded_model_states_the_key_facts_in_its_own_sentences(question, gold, must, monkeypatch):
     from chat.evals.answers import own_text, score_content

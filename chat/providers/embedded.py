@@ -9,6 +9,8 @@ import re
 import sys
 import threading
 import time
+import zlib
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +98,28 @@ class _Runtime:
         self.llama = llama
         self.lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
+        self._last_prompt = 0  # tokens of the last prompt evaluated on this context
+        self._im_end: int | None = None
+        self.reused = 0  # tokens the last prompt found held, for the figures
+
+    def keep_for(self, tokens: list[int]) -> int:
+        """Set the context to keep only what `stable_keep` allows of what it holds for the prompt `tokens`
+        (evaluating the prompt's system block on its own when it does not hold that); returns how many of the
+        prompt's tokens the context now holds, and records in `reused` how many it kept. Never the whole prompt: its
+        last token is decoded again, for the logits that choose (or score) the next. Called under the lock."""
+        llama = self.llama
+        if self._im_end is None:
+            self._im_end = _im_end(llama)
+        boundary = system_boundary(tokens, self._im_end)
+        keep = min(stable_keep(list(llama.input_ids[: llama.n_tokens]), tokens, self._last_prompt, boundary),
+                   len(tokens) - 1)
+        llama.n_tokens = max(keep, 0)
+        llama._ctx.kv_cache_seq_rm(-1, llama.n_tokens, -1)
+        if llama.n_tokens == 0 and 0 < boundary < len(tokens):
+            llama.eval(tokens[:boundary])  # on its own, as every later prompt with this block will find it
+        self._last_prompt = len(tokens)
+        self.reused = max(keep, 0)
+        return llama.n_tokens
 
     def grammar(self, gbnf: str) -> Any:
         """The compiled llama.cpp grammar for this GBNF text (compiling takes milliseconds; answers reuse a few)."""
@@ -121,6 +145,51 @@ class _Runtime:
                 runtime = cls(_load_llama(path, n_ctx, n_threads, n_batch))
                 cls._instances[key] = runtime
             return runtime
+
+
+def stable_keep(held: list[int], tokens: list[int], last_prompt: int, boundary: int) -> int:
+    """How many of the tokens a context holds (`held`) a new prompt may reuse, so that what the model writes for a
+    prompt never depends on what it was asked before. llama.cpp's numbers for a token differ in the last bits with
+    the batch it was evaluated in, and the choice between two near-equal tokens can turn on them: reusing
+    whatever prefix the last call happened to share, the same question, asked alone or after others, got different
+    answers (seen on answers-dev's ad18, and with a fixed seed on a sampled reply). So a prompt keeps
+    - all it shares with the context when it goes on from the last prompt (a second try, the follow-ups: the
+      exchange they extend was itself evaluated the same way every time);
+    - else its system block (`boundary` tokens), when the context holds that: a system block is always evaluated on
+      its own first;
+    - else nothing."""
+    shared = 0
+    for a, b in zip(held, tokens):
+        if a != b:
+            break
+        shared += 1
+    if 0 < last_prompt <= shared and len(tokens) > last_prompt:
+        return shared
+    return boundary if boundary and shared >= boundary else 0
+
+
+def prompt_seed(tokens: list[int], seed: int) -> int:
+    """The sampling seed for a prompt: `seed` mixed with the prompt's own checksum. llama-cpp-python, given none,
+    draws each call's seed from the last call's, so a reply depended on how many calls the process had made before
+    it; one seed for every call would give every prompt the same random draw at its first token, the same luck in
+    every answer (in the one run with one seed, three answerable questions were declined that no other run
+    declined). A prompt's own seed is the same whenever it is asked and independent of every other prompt's."""
+    return zlib.crc32(array("I", tokens).tobytes(), seed) & 0xFFFFFFFF
+
+
+def system_boundary(tokens: list[int], im_end: int | None) -> int:
+    """Where a ChatML prompt's system block ends (after its first <|im_end|>), or 0 when it has none."""
+    if im_end is None or not tokens:
+        return 0
+    try:
+        return tokens.index(im_end) + 1
+    except ValueError:
+        return 0
+
+
+def _im_end(llama: Any) -> int | None:
+    ids = llama.tokenize(b"<|im_end|>", add_bos=False, special=True)
+    return ids[0] if len(ids) == 1 else None
 
 
 def _load_llama(path: str, n_ctx: int, n_threads: int, n_batch: int) -> Any:
@@ -157,6 +226,7 @@ class EmbeddedLLM(CustomLLM):
     n_threads: int = Field(default=2)
     n_batch: int = Field(default=512)
     repeat_penalty: float = Field(default=1.05)
+    seed: int = Field(default=1)  # each prompt samples with this seed mixed with the prompt's own checksum
 
     _last_stats: GenerationStats | None = PrivateAttr(default=None)
     # The GBNF every generation of this copy must follow, asked for at each call: the agent's grammar depends on
@@ -200,8 +270,8 @@ class EmbeddedLLM(CustomLLM):
         runtime = _Runtime.get(self.model_path, SCORING_CONTEXT, self.n_threads, self.n_batch)
         with runtime.lock:
             started = time.perf_counter()
-            reused = _reused(runtime.llama, prompt)
-            scored = _score(runtime.llama, prompt, continuation)
+            scored = _score(runtime, prompt, continuation)
+            reused = runtime.reused
             # a scoring call is a model call of the turn too (the claim judge's): its tokens and seconds are recorded
             record(ModelCall(model=MODEL_NAME, prompt_tokens=runtime.llama.n_tokens - len(scored),
                              reused_tokens=reused, output_tokens=len(scored),
@@ -231,11 +301,9 @@ class EmbeddedLLM(CustomLLM):
                 )
             max_tokens = min(max_tokens, self.context_window - len(tokens))
             stats = GenerationStats(prompt_tokens=len(tokens))
-            try:
-                stats.reused_tokens = llama.longest_token_prefix(llama._input_ids.tolist(), tokens)
-            except AttributeError:  # private attribute; only used for the figures
-                pass
             started = time.perf_counter()
+            runtime.keep_for(tokens)
+            stats.reused_tokens = runtime.reused
             first_at: float | None = None
             stream = llama.create_completion(
                 tokens,
@@ -246,6 +314,7 @@ class EmbeddedLLM(CustomLLM):
                 stop=stop,
                 stream=True,
                 grammar=grammar,
+                seed=prompt_seed(tokens, self.seed),
             )
             written = ""
             try:
@@ -394,22 +463,21 @@ class EmbeddedLLM(CustomLLM):
 SCORING_CONTEXT = 2048  # tokens: one or two cited passages, the question and a sentence
 
 
-def _score(llama: Any, prompt: str, continuation: str) -> list[tuple[str, float]]:
+def _score(runtime: _Runtime, prompt: str, continuation: str) -> list[tuple[str, float]]:
     # llama-cpp-python's public API returns logprobs only for generated tokens (or for every prompt token with
     # logits_all, which allocates n_ctx x vocabulary floats); this asks llama.cpp for the continuation's logits
     # only. It uses the pinned version's batch and context wrappers, as Llama.eval does.
     import numpy as np
 
+    llama = runtime.llama
     prefix = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
     tokens = llama.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
     if not prefix or not tokens:
         return []
     if len(prefix) + len(tokens) + 1 > llama.n_ctx():
         raise ChatError(f"{len(prefix) + len(tokens)} tokens do not fit the scoring context of {llama.n_ctx()}")
-    keep = llama.longest_token_prefix(llama._input_ids.tolist(), prefix)
-    keep = min(keep, len(prefix) - 1)  # the prompt's last token is decoded again: its logits score token one
-    llama.n_tokens = keep
-    llama._ctx.kv_cache_seq_rm(-1, keep, -1)
+    # the prompt's last token is decoded again: its logits score token one
+    keep = runtime.keep_for(prefix)
     if len(prefix) - 1 > keep:
         llama.eval(prefix[keep:-1])
     out: list[tuple[int, float]] = []
@@ -429,15 +497,6 @@ def _score(llama: Any, prompt: str, continuation: str) -> list[tuple[str, float]
         llama.n_tokens += len(targets)
         out.extend((token, float(lp)) for token, lp in zip(targets, chosen))
     return _as_text_pieces(llama, out)
-
-
-def _reused(llama: Any, prompt: str) -> int:
-    """How many tokens of `prompt` the scoring context already holds (for the figures only)."""
-    try:
-        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
-        return int(llama.longest_token_prefix(llama._input_ids.tolist(), tokens))
-    except (AttributeError, TypeError):
-        return 0
 
 
 def _as_text_pieces(llama: Any, scored: list[tuple[int, float]]) -> list[tuple[str, float]]:
@@ -469,6 +528,7 @@ def build_embedded_llm(settings: ScholarSettings) -> EmbeddedLLM:
         context_window=settings.llm_context_window,
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
+        seed=settings.llm_seed,
         # All cores by default. On a box shared with busy processes, SCHOLAR_LLM_THREADS=1 can decode ~10x faster:
         # llama.cpp's threads meet at a barrier after every layer, so one preempted thread stalls the others.
         n_threads=settings.llm_threads or os.cpu_count() or 1,

@@ -330,6 +330,7 @@ def build_ollama_llm(settings: ScholarSettings) -> OllamaLLM:
         first_token_timeout=settings.ollama_first_token_timeout,
         dead_for_s=settings.ollama_dead_for_s,
         max_tokens=settings.llm_max_tokens,
-        additional_kwargs={"stop": STOP_SEQUENCES},
+        # a fixed seed: the same answer to the same prompt, whatever the server was asked before
+        additional_kwargs={"stop": STOP_SEQUENCES, "seed": settings.llm_seed},
         is_function_calling_model=False,  # the agent is ReAct: text in, text out
     )
