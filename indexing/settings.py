@@ -200,8 +200,8 @@ class ScholarSettings(BaseSettings):
     llm_temperature: float = Field(default=0.1, ge=0, le=2, description="Sampling temperature.")
     llm_seed: int = Field(default=1, ge=0, description="The sampling seed: the same question gets the same answer "
                           "whatever was asked before it (the embedded model mixes it with each prompt's checksum). "
-                          "Another seed is another draw of the same model: run an eval with two or three to see how "
-                          "much of a difference is luck.")
+                          "Another seed is another draw of the sampling: run an eval with two or three to see how much "
+                          "of a difference is luck.")
     model_dir: Path = Field(default=_REPO / "var" / "models", description="Where the embedded GGUF is assembled.")
     llm_threads: int | None = Field(
         default=None, ge=1, description="llama.cpp threads for the embedded model (default: all cores). On a machine "
