@@ -99,7 +99,8 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
     the word)."""
     asked_words = set(_words(asked))
     answer_words = set(_words(answered))
-    stood_words = set(_words(stood))
+    # what each withdrawn sentence says that the sentences that stood do not
+    withdrawn_words = [set(_words(claim)) - set(_words(stood)) for claim in withdrawn]
     out: list[str] = []
     for q in questions:
         words = _words(q)
@@ -121,7 +122,7 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
             continue
         # the model writes its suggestions after its own sentences, those the checks took out among them: asked
         # about, a claim the texts do not bear out reaches the reader after all, as something to explore
-        if any(_restates(words, claim, asked_words, stood_words) for claim in withdrawn):
+        if any(_restates(words, claimed, asked_words) for claimed in withdrawn_words):
             log.info("follow-up dropped, it restates what did not stand: %r", q)
             continue
         if known is not None and any(not known(w) for w in _names(q)):
@@ -130,15 +131,14 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
     return out
 
 
-def _restates(words: list[str], claim: str, asked_words: set[str], stood_words: set[str]) -> bool:
-    """Whether a suggestion (its `words`) takes what it adds to the reader's question from `claim`, a sentence that
-    did not stand, and not from the model's sentences that did: "Why did Sāriputta say he felt incredible and
-    amazing?" after "Sāriputta said he felt “incredible” and “amazing” …" was taken out adds "incredible" and
-    "amazing". The question's own words are no sign: a suggestion shares them with every sentence of the turn. Nor
-    are the quoted lines' words an excuse: a misreading is made of them ("the honey-cake discourse illustrates the
-    Buddha's teaching on hunger and how to obtain it")."""
+def _restates(words: list[str], claimed: set[str], asked_words: set[str]) -> bool:
+    """Whether a suggestion (its `words`) takes what it adds to the reader's question from `claimed`, the words of
+    a sentence that did not stand less those of the model's sentences that did: "Why did Sāriputta say he felt
+    incredible and amazing?" after "Sāriputta said he felt “incredible” and “amazing” …" was taken out adds
+    "incredible" and "amazing". The question's own words are no sign: a suggestion shares them with every sentence
+    of the turn. Nor are the quoted lines' words an excuse: a misreading is made of them ("the honey-cake discourse
+    illustrates the Buddha's teaching on hunger and how to obtain it")."""
     added = [w for w in words if w not in asked_words]
-    claimed = set(_words(claim)) - stood_words
     taken = [w for w in added if w in claimed]
     return bool(added) and len(taken) >= WITHDRAWN_SHARE * len(added)
 
