@@ -122,6 +122,13 @@ SUTTAS = {
         ("2.2", "Whatever a mendicant frequently thinks about and considers becomes their heart’s inclination."),
         ("3.1", "Then Venerable Moggallāna went to the Eastern Monastery and stayed there for seven days."),
     ]),
+    "mn203": ("The Monks at the River", [
+        ("1.1", "At one time the Buddha was staying at Sāvatthī in Jeta’s Grove."),
+        ("1.2", "Some young monks were splashing in the water of the river Aciravatī."),
+        ("1.3", "Just then, while King Pasenadi was walking on his terrace with Queen Mallikā,"),
+        ("1.4", "he saw the young monks splashing in the river."),
+        ("1.5", "He said to the queen, “Mallikā, these monks are splashing in the water.”"),
+    ]),
 }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.pipeline.conversation import leans_on_conversation, new_subject_cue, people_in
+from chat.pipeline.conversation import leans_on_conversation, new_subject_cue, people_in, spoken_of
 
 from scholar_helpers import scholar_for, session_memory
 
@@ -77,6 +77,26 @@ def test_a_word_of_the_same_elsewhere_does_not_make_a_question_with_its_own_subj
 def test_people_an_answer_names_with_a_title():
     text = "Venerable Māluṅkyaputta asked; King Yama questions them [AN 3.36:2.1]. The Buddha answered."
     assert people_in(text) == ["Māluṅkyaputta", "Yama"]
+
+
+def test_a_turn_is_about_what_its_own_sentences_cite_not_a_text_quoted_beside_them():
+    from chat.pipeline.answer import AnswerSentence, Citation
+
+    citations = [Citation(ref="SN 47.19:1.3–1.7", sutta_id="SN 47.19"),
+                 Citation(ref="Bi Pc 28:1.2–1.8", sutta_id="Bi Pc 28")]
+    sentences = [
+        AnswerSentence(text="A pole acrobat taught his apprentice Medakathālikā to climb.", origin="model",
+                       citations=["SN 47.19:1.3–1.4"]),  # part of the citation it quotes
+        AnswerSentence(text="Once upon a time, a pole acrobat said to his apprentice Medakathālikā …", origin="quote",
+                       citations=["SN 47.19:1.3–1.7"]),
+        AnswerSentence(text="At that time the nun Thullanandā was giving robes to acrobats …", origin="quote",
+                       citations=["Bi Pc 28:1.2–1.8"]),
+    ]
+    spoken, words = spoken_of(sentences, citations)
+    assert spoken == ["SN 47.19"]
+    assert "Medakathālikā" in words and "Thullanandā" not in words
+    # quotations alone: nothing was spoken of, the caller falls back to all the texts cited
+    assert spoken_of(sentences[1:], citations) == ([], "")
 
 
 # ---- conversation state ------------------------------------------------------------------------------------

@@ -149,6 +149,23 @@ async def test_told_its_sentence_did_not_stand_the_model_says_it_again_and_the_s
     assert "joy" not in answer.answer
 
 
+async def test_a_decline_of_lines_the_gate_let_through_is_asked_again_once_and_the_answer_stands(base):
+    again = "[1] SN 35.28 says that all is burning: the eye, sights and eye consciousness."
+    scholar, llm = _scholar(base, [ABSTAIN_SENTENCE, again, FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    # told why it is asked again, held to reported speech, on the cached first exchange
+    assert llm.prompts[1][:-2] == llm.prompts[0] and "said that no line answers" in llm.prompts[1][-1].content
+    assert GRAMMARS[1].startswith("root ::= item")
+    assert answer.status == "answered"
+    assert [s.text for s in answer.sentences if s.origin == "model"] == [again.removeprefix("[1] ")]
+
+
+async def test_declined_twice_the_reader_is_told_the_texts_do_not_say_it(base):
+    scholar, llm = _scholar(base, [ABSTAIN_SENTENCE, "", FOLLOW])
+    answer = await scholar.aask(QUESTION)
+    assert len(llm.prompts) >= 2 and answer.status == "abstained"
+
+
 def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates_them():
     class W:
         def __init__(self, text, source):

@@ -447,3 +447,50 @@ def test_words_a_text_says_twice_are_evidence_where_the_sentence_cites_them(tmp_
     # cited at its first saying, it is evidence there
     assert _verify((store, bm25), quoting.replace("2.1–2.3", "1.1–1.2"), retrieved=("mn203",)).evidence_ref == \
         "MN 203:1.1"
+
+
+def test_a_number_the_question_gives_is_its_framing_but_still_held_to_the_texts_count(stores):
+    # MN 202 never says "two": the reader's "two" is no invention of the answer's
+    echoed = "In the story of the two ascetics, the Buddha was staying near Vesālī, at the Great Wood [MN 202:1.1]."
+    asked = "Where was the Buddha staying in the story of the two ascetics?"
+    assert _verify_asked(stores, echoed, asked).verdict == "supported"
+    # the same sentence, the "two" its own
+    assert _verify_asked(stores, echoed, "Where was the Buddha staying in the story of the ascetics?").verdict \
+        == "unsupported"
+    # a count the text makes of the same thing still holds: it counts four noble truths, whatever the reader says
+    wrong = _verify_asked(stores, "Sāriputta explained the five noble truths in detail [MN 201:2.2].",
+                          "Which five noble truths did Sāriputta explain?")
+    assert wrong.verdict == "unsupported" and wrong.finding is Finding.NUMBER_DIFFERS
+
+
+def _verify_asked_of(stores, text: str, question: str, uid: str):
+    store, bm25 = stores
+    plain = re.sub(r"\s*\[[^\]]*\]", "", text)
+    return ClaimVerifier(EvidenceIndex(store, bm25)).verify(
+        [Sentence(plain, find_citations(text))], passages_of(store, uid), strict=True, question=question).verdicts[0]
+
+
+def test_the_one_a_sentence_says_did_it_must_be_the_one_the_lines_tell_it_of(stores):
+    asked = "Who saw the young monks splashing in the river?"
+    # every word but the name is in the lines; "he saw" is the king of the line before, not the Buddha of 1.1
+    wrong = _verify_asked_of(stores, "The Buddha saw the young monks splashing in the river [MN 203:1.2].", asked,
+                             "mn203")
+    assert wrong.verdict == "unsupported" and wrong.finding is Finding.DOER_DIFFERS, wrong.reason
+    reported = _verify_asked_of(stores, "MN 203 says that the Buddha saw the young monks splashing in the river "
+                                        "[MN 203:1.2].", asked, "mn203")
+    assert reported.finding is Finding.DOER_DIFFERS, reported.reason
+    right = _verify_asked_of(stores, "King Pasenadi saw the young monks splashing in the river [MN 203:1.3–1.4].",
+                             asked, "mn203")
+    assert right.verdict == "supported", right.reason
+    # a line that names the one who did it ("Venerable Sāriputta explained …") holds the name itself
+    told = _verify_asked_of(stores, "Venerable Sāriputta explained the four noble truths to the mendicants "
+                                    "[MN 201:2.2].", "Who explained the four noble truths?", "mn201")
+    assert told.verdict == "supported", told.reason
+    # asked otherwise, the sentence still gives the deed to the wrong one
+    other = _verify_asked_of(stores, "The Buddha saw the young monks splashing in the river [MN 203:1.2].",
+                             "What were the young monks doing in the river?", "mn203")
+    assert other.finding is Finding.DOER_DIFFERS
+    # a name in a phrase before the subject is not the one who did it
+    framed = _verify_asked_of(stores, "According to the Buddha, young monks were splashing in the river "
+                                      "[MN 203:1.2].", "What were the young monks doing?", "mn203")
+    assert framed.finding is not Finding.DOER_DIFFERS

@@ -52,6 +52,7 @@ class Reason(StrEnum):
     VIEW_UNSTATED = "view_unstated"
     SPEAKER_DIFFERS = "speaker_differs"
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"
+    DOER_DIFFERS = "doer_differs"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -80,6 +81,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.VIEW_UNSTATED: "It gives someone a view the cited lines do not give as theirs.",
     Reason.SPEAKER_DIFFERS: "It makes what someone says in the text into a fact about them.",
     Reason.WORDS_GIVEN_TO_ANOTHER: "It gives someone words that the text gives to another.",
+    Reason.DOER_DIFFERS: "The cited lines tell this of someone else.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

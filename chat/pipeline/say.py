@@ -43,7 +43,9 @@ OPENER_WORDS = 4  # "In the same way," "Then," "Mendicants,": a sentence's openi
 LINE_CHARS = 700  # a selected line as the model reads it (the reader sees the same quotation)
 # What the model is told when it is asked again (prompts/say_again.md)
 SAY_FAULTS = {"copied": "copied the lines word for word: that quotes the text, it does not answer the question",
-              "unsupported": "said what the lines do not say"}
+              "unsupported": "said what the lines do not say",
+              "declined": "said that no line answers the question; but these lines were found for it, and they speak "
+                          "of what it asks"}
 
 # One sentence per item: opens with a capital or a quotation; no line break, bracket, parenthesis, asterisk or letter
 # of another script

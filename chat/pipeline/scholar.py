@@ -63,7 +63,7 @@ from chat.pipeline.compose import (
     quote_text,
     with_summary,
 )
-from chat.pipeline.conversation import Resolution, people_in, resolve, subject_of
+from chat.pipeline.conversation import Resolution, people_in, resolve, spoken_of, subject_of
 from chat.pipeline.draft import Draft, parse, render
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
@@ -434,7 +434,10 @@ class Scholar:
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
         turn.saying = True
         if looks_like_abstention(reply):
-            return reply.strip()
+            # the relevance gate let these lines through and the selection chose them: one more try, told so, before
+            # the reader is told the texts do not say it (the decline's first token can outweigh lines that answer)
+            again = await self._say_again(turn, "declined")
+            return as_draft(again, chosen) if again else reply.strip()
         items = parse_said(reply, len(chosen))
         said = [s for s in items if not echoes_example(s, chosen)]
         log.debug("said from lines: %r", reply)
@@ -722,10 +725,13 @@ class Scholar:
         if memory is None:
             return
         cited = list(dict.fromkeys(c.sutta_id for c in answer.citations if c.sutta_id))
+        # a follow-up goes on with what the answer spoke of, not with a text it only quoted beside it
+        spoken, spoken_words = spoken_of(answer.sentences, answer.citations)
         try:
             await memory.add_turn(turn.question, answer.answer, cited_refs=[c.ref for c in answer.citations],
                                   search_query=plan.search_query, status=answer.status, cited_suttas=cited,
-                                  subject_suttas=subject_of(plan, cited), people=people_in(answer.answer),
+                                  subject_suttas=subject_of(plan, spoken or cited),
+                                  people=people_in(spoken_words if spoken else answer.answer),
                                   said=turn.explained if answer.status == "answered" else None)
         except Exception as exc:  # losing one turn of memory must not lose the answer
             log.warning("could not save the turn to memory: %s", exc)

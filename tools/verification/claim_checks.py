@@ -111,7 +111,7 @@ def count_holder_check(claim: str, claim_names: dict[str, str], segments: list[s
             if any(_name_in(k, region) for k in claim_names):
                 return None
             here = {k: w for k, w in names(segments[i], lowercase_vocab).items()
-                    if k not in claim_names and not _addressed(w, segments[i])}
+                    if k not in claim_names and not spoken_to(w, segments[i])}
             if not here:
                 return None
             holders.update(here)
@@ -119,7 +119,7 @@ def count_holder_check(claim: str, claim_names: dict[str, str], segments: list[s
     return None
 
 
-def _addressed(word: str, text: str) -> bool:
+def spoken_to(word: str, text: str) -> bool:
     """"Ānanda, for seven days …", "… seven days, Ānanda.": the person spoken to, not the one the number is about."""
     return re.search(rf"(?:^|[‘“\"(]|,\s)\s*{re.escape(word)}\s*[,.!?’”\"]", text.strip()) is not None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from tools.language.reasons import introduces_view, view_asserted
-from tools.language.words import fold, pattern, words
+from tools.language.words import fold, pattern, word_list, words
 from tools.verification.evidence import matches_any
 
 VIEW_SHARE = 0.6  # of the view's words the line that states it best must hold (else the view is not located)
@@ -156,3 +156,75 @@ def _called_by_name(holder: str, lines: list[str], at: int) -> bool:
             opened = fold(lines[j].rsplit("“", 1)[1]).lstrip(" '\"")
             return opened.startswith(holder) and opened[len(holder):].lstrip()[:1] in (",", "—", "-", "!")
     return False
+
+
+_SUBJECT_TITLES = frozenset(fold(w) for w in word_list("subject_titles"))
+_TELLING = frozenset(fold(w) for w in word_list("telling_verbs"))
+DOER_WORDS = 3  # the name a sentence gives as its doer stands among its first words ("The Buddha saw …")
+ANTECEDENT_LINES = 3  # lines read back from one that tells it of "he" or "she" for the one it means
+
+
+def doer_of(claim: str, candidates: set[str]) -> str | None:
+    """The name a sentence opens with as its subject, folded ("The Buddha saw …", "King Pasenadi of Kosala …"): one
+    of `candidates` (its names and the titles that stand for a person: the Buddha) among its first words, with only
+    titles or capitalised words before it (not "According to the Lakkhana Sutta, …")."""
+    for word in re.findall(r"\w+", claim)[:DOER_WORDS + 1]:
+        folded = fold(word)
+        if folded in candidates:
+            return folded
+        if not word[:1].isupper() and folded not in _SUBJECT_TITLES:
+            return None
+    return None
+
+
+def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named: list[set[str]],
+               spellings: frozenset[str] = frozenset()) -> str | None:
+    """A sentence that opens with the one who did what it says ("The Buddha saw the monks playing in the river")
+    where the line that tells the deed tells it of someone else: the line names another and not that person, or
+    names no one ("he saw the monks from the group of seventeen playing in the river") and the nearest line before
+    it that names someone names another ("while King Pasenadi of Kosala was up in his stilt house with queen
+    Mallikā"). Asked who did it, the name is the whole answer, and every other word of the sentence is in the lines.
+    The line that tells the deed holds the sentence's verb ("saw") and most of the rest; a verb of saying ("The
+    Buddha said that …") gives what the lines say, not a deed, and is not read here. `doer`: the name,
+    folded; `others`: the sentence's other names (whom it was done to); `lines`: the lines that hold the sentence, in
+    order, wider before (for the one "he" means); `named`: each line's names, folded, without those it only calls
+    to ("Mallikā, these …"); `spellings`: other ways the texts write the name ("Maha Kassapa" as Mahākassapa). No
+    finding where no line holds the verb and most of the rest, or one that does is told of the person or of no one
+    named."""
+    at = next((m for m in re.finditer(r"\w+", claim) if fold(m.group()).startswith(doer)), None)
+    after = claim[at.end():] if at else claim  # "King Pasenadi of Kosala saw …": what follows the name
+    # the first word after the name that is not part of it ("of Kosala"): a verb of saying gives what the lines say
+    said = next((w for w in re.findall(r"[\w’']+", after) if not w[:1].isupper() and w != "of"), "")
+    if fold(said) in _TELLING:
+        return None
+    rest = [w for w in dict.fromkeys(words(after)) if w not in others]
+    if len(rest) < 2:
+        return None
+    verb = next(iter(words(said)), rest[0])  # "saw" -> "see"; a word `words` drops ("was") leaves the next
+    shares = {i: sum(matches_any(w, held) for w in rest) / len(rest)
+              for i, line in enumerate(lines) if matches_any(verb, held := set(words(line)))}
+    top = max(shares.values(), default=0.0)
+    if top < VIEW_SHARE:
+        return None
+    best = [i for i, share in shares.items() if share == top]
+    for i in best:
+        teller = _teller(others, named, i)
+        if teller is None or any(_same_name(d, n) for n in teller for d in {doer, *spellings}):
+            return None
+    return "the cited lines tell this of someone else"
+
+
+def _teller(others: set[str], named: list[set[str]], at: int) -> set[str] | None:
+    """The names line `at` tells of (the sentence's other names aside), or, when it names no one, those of the
+    nearest line before it that does, up to `ANTECEDENT_LINES` back; None when none does."""
+    for j in range(at, max(-1, at - ANTECEDENT_LINES - 1), -1):
+        found = {n for n in named[j] if n not in others}
+        if found:
+            return found
+    return None
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Folded names that are one ("sariputta", "sariputtas"): Pali names inflect a little in English text."""
+    stem = a[: max(4, len(a) - 2)]
+    return b.startswith(stem) or a.startswith(b[: max(4, len(b) - 2)])

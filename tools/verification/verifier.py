@@ -42,6 +42,7 @@ from tools.verification.claim_checks import (
     plain_words,
     quotations,
     reason_check,
+    spoken_to,
 )
 from tools.verification.evidence import (
     EmbeddingScorer,
@@ -56,7 +57,15 @@ from tools.verification.evidence import (
     segment_exists,
     states_in_segment,
 )
-from tools.verification.relation_checks import addressed_check, quote_speaker_check, speaker_check, view_check
+from tools.verification.relation_checks import (
+    ANTECEDENT_LINES,
+    addressed_check,
+    doer_check,
+    doer_of,
+    quote_speaker_check,
+    speaker_check,
+    view_check,
+)
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +137,7 @@ class Finding(StrEnum):
     VIEW_UNSTATED = "view_unstated"  # "X held the view that …" where no cited line gives it as X's
     SPEAKER_DIFFERS = "speaker_differs"  # "X were …" from X's own words about someone else
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"  # "X said “…”" where the text has Y say it to X
+    DOER_DIFFERS = "doer_differs"  # "X saw …" where the lines tell it of Y
 
 
 @dataclass
@@ -302,7 +312,8 @@ class ClaimVerifier:
         misunderstanding?" answered "Sāti's misunderstanding concerned …"), not a detail the model made up, so it
         does not count against the sentence as absent from the text (it still counts as not found in the lines).
         A name it gives is never excused so."""
-        framing = Framing(claim_tokens(question), (t for word in names(question).values() for t in words(word)))
+        framing = Framing(claim_tokens(question), (t for word in names(question).values() for t in words(word)),
+                          numbers(question))
         started = time.perf_counter()
         mode = mode or self.mode
         if mode == "judge" and self.judge is None:
@@ -415,7 +426,7 @@ class ClaimVerifier:
         if verbatim:
             verdict.quoted_from = self._quoted_from(plain, views)
         if verdict.verdict == "supported" and not verbatim:
-            absent = self._absent_from_texts(plain, views)
+            absent = self._absent_from_texts(plain, views, framing)
             if absent:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
         if strict and verdict.verdict == "supported" and not verbatim and claims_a_reason(plain):
@@ -437,6 +448,10 @@ class ClaimVerifier:
             spoken = self._own_words_made_fact(plain, sentence.citations, views)
             if spoken:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.SPEAKER_DIFFERS, spoken
+        if strict and verdict.verdict == "supported" and not verbatim:
+            other = self._done_by_another(plain, sentence.citations, views, verdict.evidence)
+            if other:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.DOER_DIFFERS, other
         if strict and verdict.verdict == "supported" and not verbatim:
             given = self._words_given_to_another(plain, sentence.citations, views)
             if given:
@@ -502,6 +517,38 @@ class ClaimVerifier:
             return None
         others = (_names(plain, views).keys() | _SPEAKER_TITLES) - {holder}
         return speaker_check(plain, holder, cited) or addressed_check(plain, holder, others, cited)
+
+    def _done_by_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView],
+                         evidence: Evidence | None) -> str | None:
+        """`doer_check` for the name a sentence opens with as the one who did what it says, over the cited lines
+        and those the checks found it in, `ANTECEDENT_LINES` wider each side: before, the line that names whom "he"
+        means; after, the line that tells the deed ("he saw …") when the lines cited tell only what was seen."""
+        plain = _REPORTED.sub("", plain, count=1)  # "Bu Pc 53 says that the Buddha saw …": the Buddha saw it
+        given = _names(plain, views)
+        doer = doer_of(plain, set(given) | _SPEAKER_TITLES)
+        if doer is None:
+            return None
+        by_doc = {v.sutta_id: v for v in views}
+        spans: dict[str, list[int]] = {}
+        for ref in refs:
+            view = by_doc.get(ref.sutta_id or "") if ref.ok and not ref.is_document else None
+            span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
+            if view is None or span is None:
+                return None
+            spans.setdefault(view.sutta_id, []).extend(span)
+        if evidence is not None and (view := by_doc.get(evidence.sutta_id)) is not None:
+            found = [view.position[s] for s in (evidence.seg_start, evidence.seg_end) if s in view.position]
+            spans.setdefault(view.sutta_id, []).extend(found)
+        lines: list[str] = []
+        for sutta_id, ends in spans.items():
+            view = by_doc[sutta_id]
+            lo, hi = max(0, min(ends) - ANTECEDENT_LINES), max(ends) + ANTECEDENT_LINES + 1
+            lines.extend(s.en for s in view.segments[lo:hi])
+        lowercase = frozenset().union(*(v.lowercase for v in views))
+        named = [{k for k, w in names(line, lowercase).items() if not spoken_to(w, line)}
+                 | {t for t in _SPEAKER_TITLES if t in re.findall(r"\w+", fold(line))} for line in lines]
+        spellings = frozenset({joined_name(doer, given[doer])} if doer in given else ())
+        return doer_check(plain, doer, set(given) - {doer}, lines, named, spellings)
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included),
@@ -612,9 +659,13 @@ class ClaimVerifier:
                 out.append((view, *span))
         return out
 
-    def _absent_from_texts(self, sentence: str, views: list[SuttaView]) -> tuple[Finding, str] | None:
+    def _absent_from_texts(self, sentence: str, views: list[SuttaView],
+                           framing: frozenset[str] = frozenset()) -> tuple[Finding, str] | None:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
-        the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta)."""
+        the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta). A number the
+        question gives is the reader's framing ("the story of the two acrobats", a text that tells of two and never
+        says "two"): it is not held against the sentence for its absence, but it is still held to any count the
+        text makes of the same thing ("the seven noble truths" where the text counts four)."""
         lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
         lowercase |= self._other_names_written(sentence, views)
         for key, word in names(_strip_framing(sentence), lowercase).items():
@@ -623,7 +674,8 @@ class ClaimVerifier:
         claimed = numbers(_strip_framing(sentence))
         if claimed:
             said = set().union(*(self._numbers_of(v) for v in views))
-            missing = sorted(claimed - said)
+            asked: frozenset[int] = getattr(framing, "numbers", frozenset())
+            missing = sorted(claimed - said - asked)
             if missing:
                 return Finding.NUMBER_DIFFERS, f"the cited text has no {missing[0]}"
             differ = self._counts_differ(_strip_framing(sentence), views, lowercase)
@@ -986,10 +1038,12 @@ class Framing(frozenset):
     who it asks about, which a text that never names them does not speak of."""
 
     names: frozenset[str]
+    numbers: frozenset[int]
 
-    def __new__(cls, tokens: Iterable[str] = (), names: Iterable[str] = ()) -> Framing:
+    def __new__(cls, tokens: Iterable[str] = (), names: Iterable[str] = (), numbers: Iterable[int] = ()) -> Framing:
         self = super().__new__(cls, tokens)
         self.names = frozenset(names)
+        self.numbers = frozenset(numbers)
         return self
 
 
@@ -1048,6 +1102,7 @@ def is_claim(sentence: Sentence) -> bool:
 
 # Words for the Buddha where he is the one who speaks: a speaker as a name is (he is no name to `names`)
 _SPEAKER_TITLES = frozenset(fold(w) for w in word_list("speaker_titles"))
+_REPORTED = re.compile(rf"^\s*(?:{MENTION.pattern})\s+says\s+that\s+", re.IGNORECASE)  # the say-again opener
 
 
 def _names(plain: str, views: list[SuttaView]) -> dict[str, str]:
