@@ -129,6 +129,15 @@ SUTTAS = {
         ("1.4", "he saw the young monks splashing in the river."),
         ("1.5", "He said to the queen, “Mallikā, these monks are splashing in the water.”"),
     ]),
+    "mn204": ("Two Kinds of Traveller", [
+        ("1.1", "“Sir, how is one who travels light defined? And how is one who travels burdened defined?”"),
+        ("2.1", "“If a mendicant hoards robes and bowls and keeps counting them,"),
+        ("2.2", "worry arises."),
+        ("2.3", "A mendicant who is weighed down by worry is said to travel burdened."),
+        ("3.1", "If a mendicant hoards nothing and counts nothing,"),
+        ("3.2", "worry does not arise."),
+        ("3.3", "A mendicant who is free of worry is said to travel light.”"),
+    ]),
 }
 
 

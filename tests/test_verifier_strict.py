@@ -494,3 +494,14 @@ def test_the_one_a_sentence_says_did_it_must_be_the_one_the_lines_tell_it_of(sto
     framed = _verify_asked_of(stores, "According to the Buddha, young monks were splashing in the river "
                                       "[MN 203:1.2].", "What were the young monks doing?", "mn203")
     assert framed.finding is not Finding.DOER_DIFFERS
+
+
+def test_a_definition_from_the_lines_of_the_other_of_two_things_a_text_defines_does_not_stand(stores):
+    asked = "How does the Buddha define one who travels light?"
+    # the words are all in 2.1, which sets out travelling burdened: the text's two sides differ by one word
+    wrong = _verify_asked_of(stores, "The Buddha defines one who travels light as a mendicant who hoards robes and "
+                                     "bowls and keeps counting them [MN 204:2.1].", asked, "mn204")
+    assert wrong.verdict == "unsupported" and wrong.finding is Finding.OTHER_SIDE, wrong.reason
+    right = _verify_asked_of(stores, "The Buddha defines one who travels burdened as a mendicant who hoards robes "
+                                     "and bowls and keeps counting them [MN 204:2.1].", asked, "mn204")
+    assert right.verdict == "supported", right.reason

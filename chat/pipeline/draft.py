@@ -53,6 +53,7 @@ class Reason(StrEnum):
     SPEAKER_DIFFERS = "speaker_differs"
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"
     DOER_DIFFERS = "doer_differs"
+    OTHER_SIDE = "other_side"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -82,6 +83,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.SPEAKER_DIFFERS: "It makes what someone says in the text into a fact about them.",
     Reason.WORDS_GIVEN_TO_ANOTHER: "It gives someone words that the text gives to another.",
     Reason.DOER_DIFFERS: "The cited lines tell this of someone else.",
+    Reason.OTHER_SIDE: "The cited lines say this of the other of two things the text sets side by side.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

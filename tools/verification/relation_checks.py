@@ -228,3 +228,34 @@ def _same_name(a: str, b: str) -> bool:
     """Folded names that are one ("sariputta", "sariputtas"): Pali names inflect a little in English text."""
     stem = a[: max(4, len(a) - 2)]
     return b.startswith(stem) or a.startswith(b[: max(4, len(b) - 2)])
+
+
+_DEFINES = pattern("defines")
+_CONCLUDES = pattern("concludes_definition")
+CONCLUSION_REACH = 6  # lines after a cited line read for the one that says what its conditions define
+
+
+def definition_check(claim: str, following: list[str], text: list[str]) -> str | None:
+    """A sentence that defines something ("The Buddha defines someone who lives alone as one who approves, welcomes
+    and keeps clinging to sights …") from lines that set out the conditions of the other thing the text defines
+    beside it: the first line at or after the cited ones that concludes a definition ("A mendicant who is fettered
+    by relishing is said to live with a partner.") lacks a word of the defined term ("alone") that another
+    concluding line of the text holds with all of them ("… is said to live alone"). A text that sets two things side
+    by side gives each the same words but one; the small model takes the wrong side, and every word is in the
+    lines. `following`: the cited lines and `CONCLUSION_REACH` after them, in order; `text`: the whole text's lines.
+    No finding unless the sentence defines and both conclusions are found."""
+    m = _DEFINES.search(fold(claim))
+    if m is None:
+        return None
+    concluding = [set(words(line)) for line in text if _CONCLUDES.search(fold(line))]
+    # the term as the text's definitions word it ("lives alone" of "someone who lives alone")
+    term = {w for w in words(m.group("term") or m.group("subject") or "") if any(matches_any(w, c) for c in concluding)}
+    ends = next((line for line in following if _CONCLUDES.search(fold(line))), None)
+    if not term or ends is None:
+        return None
+    said = set(words(ends))
+    if all(matches_any(w, said) for w in term):
+        return None
+    if not any(all(matches_any(w, c) for w in term) for c in concluding):
+        return None
+    return "the cited lines define the other of two things the text sets side by side"

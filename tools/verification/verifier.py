@@ -59,7 +59,9 @@ from tools.verification.evidence import (
 )
 from tools.verification.relation_checks import (
     ANTECEDENT_LINES,
+    CONCLUSION_REACH,
     addressed_check,
+    definition_check,
     doer_check,
     doer_of,
     quote_speaker_check,
@@ -138,6 +140,7 @@ class Finding(StrEnum):
     SPEAKER_DIFFERS = "speaker_differs"  # "X were …" from X's own words about someone else
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"  # "X said “…”" where the text has Y say it to X
     DOER_DIFFERS = "doer_differs"  # "X saw …" where the lines tell it of Y
+    OTHER_SIDE = "other_side"  # "X is defined as …" from the lines that define the Y the text sets beside X
 
 
 @dataclass
@@ -445,6 +448,10 @@ class ClaimVerifier:
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.VIEW_UNSTATED, unstated
         if strict and verdict.verdict == "supported" and not verbatim:
+            side = self._other_side_defined(plain, sentence.citations, views)
+            if side:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.OTHER_SIDE, side
+        if strict and verdict.verdict == "supported" and not verbatim:
             spoken = self._own_words_made_fact(plain, sentence.citations, views)
             if spoken:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.SPEAKER_DIFFERS, spoken
@@ -517,6 +524,24 @@ class ClaimVerifier:
             return None
         others = (_names(plain, views).keys() | _SPEAKER_TITLES) - {holder}
         return speaker_check(plain, holder, cited) or addressed_check(plain, holder, others, cited)
+
+    def _other_side_defined(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
+        """`definition_check` over each cited range: its lines and `CONCLUSION_REACH` after them within their
+        section (the conditions a definition sets out, then the line that says what they define)."""
+        by_doc = {v.sutta_id: v for v in views}
+        for ref in refs:
+            view = by_doc.get(ref.sutta_id or "") if ref.ok and not ref.is_document else None
+            span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
+            if view is None or span is None:
+                continue
+            section = _section(view.segments[span[1]].seg_id)
+            after = view.segments[span[1] + 1: span[1] + CONCLUSION_REACH + 1]
+            following = [s.en for s in view.segments[span[0]: span[1] + 1]] + \
+                [s.en for s in after if _section(s.seg_id) == section]
+            found = definition_check(plain, following, [s.en for s in view.segments])
+            if found:
+                return found
+        return None
 
     def _done_by_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView],
                          evidence: Evidence | None) -> str | None:
@@ -1103,6 +1128,11 @@ def is_claim(sentence: Sentence) -> bool:
 # Words for the Buddha where he is the one who speaks: a speaker as a name is (he is no name to `names`)
 _SPEAKER_TITLES = frozenset(fold(w) for w in word_list("speaker_titles"))
 _REPORTED = re.compile(rf"^\s*(?:{MENTION.pattern})\s+says\s+that\s+", re.IGNORECASE)  # the say-again opener
+
+
+def _section(seg_id: str) -> str:
+    """"sn35.63:2.6" -> "sn35.63:2": the section a segment is in."""
+    return seg_id.rpartition(".")[0]
 
 
 def _names(plain: str, views: list[SuttaView]) -> dict[str, str]:
