@@ -138,6 +138,13 @@ SUTTAS = {
         ("3.2", "worry does not arise."),
         ("3.3", "A mendicant who is free of worry is said to travel light.”"),
     ]),
+    "mn205": ("The Doubting Monk", [
+        ("1.1", "Then as Venerable Tissa was in retreat this thought came to his mind:"),
+        ("1.2", "“The Buddha has not answered my question about the stars."),
+        ("1.3", "I will go to him and ask him."),
+        ("1.4", "If he answers me,"),
+        ("1.5", "I will stay on under him and keep the training.”"),
+    ]),
 }
 
 

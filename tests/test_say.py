@@ -200,6 +200,31 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
     assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
 
 
+def test_a_sentence_given_the_number_of_the_line_beside_its_own_takes_its_own_line_s_number():
+    from chat.pipeline.say import Said, renumbered
+
+    class W:
+        def __init__(self, text, source):
+            self.texts, self.source = (text,), source
+
+    lines = [W("If a clever person attends to the wise even for an hour, they swiftly experience the teaching, like "
+               "a tongue the taste of the soup.", "Dhp 65"),
+             W("Though a fool attends to the wise for the rest of their life, they still don't experience the "
+               "teaching, like a spoon the taste of the soup.", "Dhp 64")]
+    asked = "What does a fool who spends his whole life with a wise person resemble?"
+    wrong = Said(1, "Dhp 65 says that a fool who spends his whole life with a wise person resembles a spoon the "
+                    "taste of the soup.")
+    assert renumbered(wrong, lines, asked) == Said(2, "Dhp 64 says that a fool who spends his whole life with a "
+                                                      "wise person resembles a spoon the taste of the soup.")
+    plain = Said(1, "A fool is like a spoon that never knows the taste of the soup.")
+    assert renumbered(plain, lines, asked).line == 2
+    # a sentence that holds a word of its own line only (the tongue) keeps its number, whatever else it borrows
+    mixed = Said(1, "Dhp 65 says that a clever person is like a tongue, and a fool like a spoon.")
+    assert renumbered(mixed, lines, asked) == mixed
+    # words both lines hold decide nothing
+    assert renumbered(Said(1, "Dhp 65 says that the soup has a taste."), lines, asked).line == 1
+
+
 def test_said_again_the_part_of_a_line_that_answers_is_an_answer_and_the_whole_line_or_a_fragment_is_not():
     class W:
         def __init__(self, text, source):

@@ -505,3 +505,15 @@ def test_a_definition_from_the_lines_of_the_other_of_two_things_a_text_defines_d
     right = _verify_asked_of(stores, "The Buddha defines one who travels burdened as a mendicant who hoards robes "
                                      "and bowls and keeps counting them [MN 204:2.1].", asked, "mn204")
     assert right.verdict == "supported", right.reason
+
+
+def test_a_deed_told_in_the_first_person_is_the_speaker_s_not_the_one_the_speaker_names(stores):
+    asked = "What did Tissa decide to do?"
+    # "I will stay on under him" is Tissa's, introduced four lines up; the Buddha is only named inside his thought
+    wrong = _verify_asked_of(stores, "MN 205 says that the Buddha will stay on and keep the training if he answers "
+                                     "[MN 205:1.4–1.5].", asked, "mn205")
+    assert wrong.finding is Finding.DOER_DIFFERS, wrong.reason
+    right = _verify_asked_of(stores, "MN 205 says that Tissa will stay on and keep the training if the Buddha "
+                                     "answers [MN 205:1.4–1.5].", asked, "mn205")
+    # (its name is four lines from the deed, beyond the window the other checks read: this check does not object)
+    assert right.finding is not Finding.DOER_DIFFERS, right.reason

@@ -219,6 +219,28 @@ class Said:
     text: str
 
 
+def renumbered(said: Said, windows: list[EvidenceWindow], question: str) -> Said:
+    """A sentence whose own words (those the question does not give) are found only in another selected line, and
+    none of them only in its own: the model wrote the number of the line beside the one it restates ("Dhp 65 says
+    that a fool … resembles a spoon the taste of the soup", the spoon being Dhp 64's). It takes that line's number
+    and, said in reported speech, its opener; the checks then read it against that line. A sentence that leans on
+    its own line for any word it alone holds keeps its number."""
+    opener = reported_opener(windows[said.line - 1])
+    body = said.text.removeprefix(opener)
+    asked = set(claim_tokens(question))
+    own = [w for w in dict.fromkeys(claim_tokens(body)) if w not in asked]
+    held = [set(claim_tokens(line_text(w))) for w in windows]
+
+    def alone(k: int) -> int:
+        return sum(1 for w in own if w in held[k] and not any(w in h for j, h in enumerate(held) if j != k))
+
+    best = max(range(len(windows)), key=alone)
+    if best == said.line - 1 or alone(said.line - 1) or not alone(best):
+        return said
+    text = reported_opener(windows[best]) + body if body != said.text else body
+    return Said(best + 1, text)
+
+
 def parse_said(reply: str, n_lines: int) -> list[Said]:
     """The reply's items, in order; a line without a number in 1..n_lines, or one said twice, is dropped."""
     out: list[Said] = []

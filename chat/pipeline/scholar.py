@@ -82,6 +82,7 @@ from chat.pipeline.say import (
     list_hint,
     parse_said,
     quoting_its_part,
+    renumbered,
     reported_grammar,
     restated_for_copies,
     say_grammar,
@@ -438,7 +439,7 @@ class Scholar:
             # the reader is told the texts do not say it (the decline's first token can outweigh lines that answer)
             again = await self._say_again(turn, "declined")
             return as_draft(again, chosen) if again else reply.strip()
-        items = parse_said(reply, len(chosen))
+        items = [renumbered(s, chosen, turn.question) for s in parse_said(reply, len(chosen))]
         said = [s for s in items if not echoes_example(s, chosen)]
         log.debug("said from lines: %r", reply)
         if items and not said:  # it wrote only the prompt's example again: nothing of these lines
@@ -470,7 +471,7 @@ class Scholar:
         # a line copied again, in reported speech, is still a copy: only what it restates, or the part of it that
         # answers, is an answer
         out: list[Said] = []
-        for said in parse_said(reply, len(chosen)):
+        for said in (renumbered(s, chosen, turn.question) for s in parse_said(reply, len(chosen))):
             if echoes_example(said, chosen):
                 continue
             if not copied(said, chosen):

@@ -162,6 +162,7 @@ _SUBJECT_TITLES = frozenset(fold(w) for w in word_list("subject_titles"))
 _TELLING = frozenset(fold(w) for w in word_list("telling_verbs"))
 DOER_WORDS = 3  # the name a sentence gives as its doer stands among its first words ("The Buddha saw …")
 ANTECEDENT_LINES = 3  # lines read back from one that tells it of "he" or "she" for the one it means
+QUOTATION_LINES = 12  # lines read back from one said in the first person for the line that says who speaks
 
 
 def doer_of(claim: str, candidates: set[str]) -> str | None:
@@ -201,17 +202,46 @@ def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named:
     if len(rest) < 2:
         return None
     verb = next(iter(words(said)), rest[0])  # "saw" -> "see"; a word `words` drops ("was") leaves the next
+    # a line with the non-empty line before it: a deed told after its condition ("If he gives me a straight answer
+    # …" / "I will lead the spiritual life under him")
+    before = [next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "") for i in range(len(lines))]
     shares = {i: sum(matches_any(w, held) for w in rest) / len(rest)
-              for i, line in enumerate(lines) if matches_any(verb, held := set(words(line)))}
+              for i, line in enumerate(lines)
+              if matches_any(verb, set(words(line))) and (held := set(words(line)) | set(words(before[i])))}
     top = max(shares.values(), default=0.0)
     if top < VIEW_SHARE:
         return None
     best = [i for i, share in shares.items() if share == top]
     for i in best:
-        teller = _teller(others, named, i)
+        teller = _speaker(lines, named, i) if _says_i_did(lines[i], verb) else _teller(others, named, i)
         if teller is None or any(_same_name(d, n) for n in teller for d in {doer, *spellings}):
             return None
     return "the cited lines tell this of someone else"
+
+
+def _says_i_did(line: str, verb: str) -> bool:
+    """The line tells the deed in the first person ("I will lead the spiritual life under him"): its doer is who
+    speaks, whoever it names."""
+    tokens = re.findall(r"[\w’']+", fold(line))
+    return any(t in ("i", "we") and any(matches_any(verb, set(words(n))) for n in tokens[k + 1: k + 3])
+               for k, t in enumerate(tokens))
+
+
+def _speaker(lines: list[str], named: list[set[str]], at: int) -> set[str] | None:
+    """Who speaks line `at`: the first name of the line that opens its quotation (before the opening mark), or of
+    the line before it when the quotation opens a line ("Then as Venerable Māluṅkyaputta was in private retreat
+    this thought came to his mind: / “There are …"); None when no opening is found."""
+    for j in range(at, -1, -1):
+        if "“" not in lines[j]:
+            continue
+        head = lines[j].split("“", 1)[0]
+        k = j if words(head) else j - 1
+        if k < 0 or not named[k]:
+            return None
+        intro = fold(lines[k] if k < j else head)
+        placed = [(intro.find(n[:4]), n) for n in named[k] if intro.find(n[:4]) >= 0]
+        return {min(placed)[1]} if placed else None
+    return None
 
 
 def _teller(others: set[str], named: list[set[str]], at: int) -> set[str] | None:

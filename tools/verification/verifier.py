@@ -60,6 +60,7 @@ from tools.verification.evidence import (
 from tools.verification.relation_checks import (
     ANTECEDENT_LINES,
     CONCLUSION_REACH,
+    QUOTATION_LINES,
     addressed_check,
     definition_check,
     doer_check,
@@ -567,12 +568,14 @@ class ClaimVerifier:
         lines: list[str] = []
         for sutta_id, ends in spans.items():
             view = by_doc[sutta_id]
-            lo, hi = max(0, min(ends) - ANTECEDENT_LINES), max(ends) + ANTECEDENT_LINES + 1
+            lo, hi = max(0, min(ends) - QUOTATION_LINES), max(ends) + ANTECEDENT_LINES + 1
             lines.extend(s.en for s in view.segments[lo:hi])
         lowercase = frozenset().union(*(v.lowercase for v in views))
         named = [{k for k, w in names(line, lowercase).items() if not spoken_to(w, line)}
                  | {t for t in _SPEAKER_TITLES if t in re.findall(r"\w+", fold(line))} for line in lines]
-        spellings = frozenset({joined_name(doer, given[doer])} if doer in given else ())
+        # "Maha Kassapa" is the texts' Mahākassapa; the Buddha is also the Teacher and the Realized One
+        spellings = frozenset({joined_name(doer, given[doer])} if doer in given else
+                              _SPEAKER_TITLES if doer in _SPEAKER_TITLES else ())
         return doer_check(plain, doer, set(given) - {doer}, lines, named, spellings)
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
