@@ -201,16 +201,14 @@ def test_a_reply_that_only_copies_its_lines_is_told_apart_from_one_that_restates
 
 
 def test_a_sentence_given_the_number_of_the_line_beside_its_own_takes_its_own_line_s_number():
+    from types import SimpleNamespace as W
+
     from chat.pipeline.say import Said, renumbered
 
-    class W:
-        def __init__(self, text, source):
-            self.texts, self.source = (text,), source
-
-    lines = [W("If a clever person attends to the wise even for an hour, they swiftly experience the teaching, like "
-               "a tongue the taste of the soup.", "Dhp 65"),
-             W("Though a fool attends to the wise for the rest of their life, they still don't experience the "
-               "teaching, like a spoon the taste of the soup.", "Dhp 64")]
+    lines = [W(texts=("If a clever person attends to the wise even for an hour, they swiftly experience the "
+                      "teaching, like a tongue the taste of the soup.",), source="Dhp 65"),
+             W(texts=("Though a fool attends to the wise for the rest of their life, they still don't experience "
+                      "the teaching, like a spoon the taste of the soup.",), source="Dhp 64")]
     asked = "What does a fool who spends his whole life with a wise person resemble?"
     wrong = Said(1, "Dhp 65 says that a fool who spends his whole life with a wise person resembles a spoon the "
                     "taste of the soup.")
