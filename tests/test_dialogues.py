@@ -80,10 +80,8 @@ def test_people_an_answer_names_with_a_title():
 
 
 def test_a_turn_is_about_what_its_own_sentences_cite_not_a_text_quoted_beside_them():
-    from chat.pipeline.answer import AnswerSentence, Citation
+    from chat.pipeline.answer import AnswerSentence
 
-    citations = [Citation(ref="SN 47.19:1.3–1.7", sutta_id="SN 47.19"),
-                 Citation(ref="Bi Pc 28:1.2–1.8", sutta_id="Bi Pc 28")]
     sentences = [
         AnswerSentence(text="A pole acrobat taught his apprentice Medakathālikā to climb.", origin="model",
                        citations=["SN 47.19:1.3–1.4"]),  # part of the citation it quotes
@@ -92,11 +90,11 @@ def test_a_turn_is_about_what_its_own_sentences_cite_not_a_text_quoted_beside_th
         AnswerSentence(text="At that time the nun Thullanandā was giving robes to acrobats …", origin="quote",
                        citations=["Bi Pc 28:1.2–1.8"]),
     ]
-    spoken, words = spoken_of(sentences, citations)
+    spoken, words = spoken_of(sentences)
     assert spoken == ["SN 47.19"]
     assert "Medakathālikā" in words and "Thullanandā" not in words
     # quotations alone: nothing was spoken of, the caller falls back to all the texts cited
-    assert spoken_of(sentences[1:], citations) == ([], "")
+    assert spoken_of(sentences[1:]) == ([], "")
 
 
 # ---- conversation state ------------------------------------------------------------------------------------

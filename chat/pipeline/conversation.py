@@ -33,7 +33,7 @@ from chat.pipeline.plan import ExpandStep, FollowUp, LookupStep, Mode, Plan, Pre
 from chat.pipeline.tables import TableStep, table_step
 from indexing.vocabulary import COLLECTIONS
 from tools.language.words import fold, pattern, tokenize, word_list, word_set
-from tools.references import asks_for_parallels, parse_reference, without_book_names
+from tools.references import asks_for_parallels, parse_ref, parse_reference, without_book_names
 from tools.search.query import NamedSutta, QueryAnalysis, doc_of, named_sutta
 from tools.search.windows import question_words
 from tools.verification.claim_checks import names
@@ -251,25 +251,17 @@ def subject_of(plan: Plan, cited_suttas: list[str]) -> list[str]:
     return list(dict.fromkeys(cited_suttas))[:SCOPE_SUTTAS]
 
 
-def spoken_of(sentences, citations) -> tuple[list[str], str]:
+def spoken_of(sentences) -> tuple[list[str], str]:
     """The suttas an answer's own checked sentences cite, first cited first, and the answer's words (its own and
     the lines it quotes) that cite them: what the answer was about, as against a text it only quoted beside them
     (Bi Pc 28's acrobats beside the acrobat of SN 47.19, which no sentence of the answer spoke of). An answer
     without sentences of its own gives ([], "")."""
-    sutta_of = {c.ref: c.sutta_id for c in citations if c.sutta_id}
-
     def suttas(refs: list[str]) -> list[str]:
-        return [s for r in refs if (s := sutta_of.get(r) or _sutta_part(r, sutta_of))]
+        return [s for r in refs if (s := parse_ref(r).sutta_id)]
 
     spoken = list(dict.fromkeys(s for x in sentences if x.origin == "model" for s in suttas(x.citations)))
     words = " ".join(x.text for x in sentences if set(suttas(x.citations)) & set(spoken))
     return spoken, words
-
-
-def _sutta_part(ref: str, sutta_of: dict[str, str]) -> str | None:
-    """"SN 47.19:1.3" -> "SN 47.19" when the answer cites that sutta (a sentence may cite part of a citation)."""
-    head = ref.partition(":")[0].strip()
-    return head if head in sutta_of.values() else None
 
 
 def people_in(text: str) -> list[str]:

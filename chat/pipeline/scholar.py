@@ -727,7 +727,7 @@ class Scholar:
             return
         cited = list(dict.fromkeys(c.sutta_id for c in answer.citations if c.sutta_id))
         # a follow-up goes on with what the answer spoke of, not with a text it only quoted beside it
-        spoken, spoken_words = spoken_of(answer.sentences, answer.citations)
+        spoken, spoken_words = spoken_of(answer.sentences)
         try:
             await memory.add_turn(turn.question, answer.answer, cited_refs=[c.ref for c in answer.citations],
                                   search_query=plan.search_query, status=answer.status, cited_suttas=cited,

@@ -529,15 +529,10 @@ class ClaimVerifier:
     def _other_side_defined(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`definition_check` over each cited range: its lines and `CONCLUSION_REACH` after them within their
         section (the conditions a definition sets out, then the line that says what they define)."""
-        by_doc = {v.sutta_id: v for v in views}
-        for ref in refs:
-            view = by_doc.get(ref.sutta_id or "") if ref.ok and not ref.is_document else None
-            span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
-            if view is None or span is None:
-                continue
-            section = _section(view.segments[span[1]].seg_id)
-            after = view.segments[span[1] + 1: span[1] + CONCLUSION_REACH + 1]
-            following = [s.en for s in view.segments[span[0]: span[1] + 1]] + \
+        for view, first, last in self._cited_spans(refs, views):
+            section = _section(view.segments[last].seg_id)
+            after = view.segments[last + 1: last + CONCLUSION_REACH + 1]
+            following = [s.en for s in view.segments[first: last + 1]] + \
                 [s.en for s in after if _section(s.seg_id) == section]
             found = definition_check(plain, following, [s.en for s in view.segments])
             if found:
@@ -556,12 +551,10 @@ class ClaimVerifier:
             return None
         by_doc = {v.sutta_id: v for v in views}
         spans: dict[str, list[int]] = {}
-        for ref in refs:
-            view = by_doc.get(ref.sutta_id or "") if ref.ok and not ref.is_document else None
-            span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
-            if view is None or span is None:
-                return None
-            spans.setdefault(view.sutta_id, []).extend(span)
+        for cited, first, last in self._cited_spans(refs, views):
+            spans.setdefault(cited.sutta_id, []).extend((first, last))
+        if not spans:  # a whole text cited names no lines to read
+            return None
         if evidence is not None and (view := by_doc.get(evidence.sutta_id)) is not None:
             found = [view.position[s] for s in (evidence.seg_start, evidence.seg_end) if s in view.position]
             spans.setdefault(view.sutta_id, []).extend(found)
