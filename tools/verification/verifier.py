@@ -284,6 +284,24 @@ def _quote(text: str, limit: int = 300) -> str:
 
 
 # ---- the verifier --------------------------------------------------------------------------------------------
+class Framing(frozenset):
+    """The reader's question as the checks read it: its words (the set) and, of them, the names it gives (`names`):
+    who it asks about, which a text that never names them does not speak of; and the numbers it gives (`numbers`),
+    its framing of a story ("the two acrobats"), not a count the answer must find in the text."""
+
+    names: frozenset[str]
+    numbers: frozenset[int]
+
+    def __new__(cls, tokens: Iterable[str] = (), names: Iterable[str] = (), numbers: Iterable[int] = ()) -> Framing:
+        self = super().__new__(cls, tokens)
+        self.names = frozenset(names)
+        self.numbers = frozenset(numbers)
+        return self
+
+
+NO_FRAMING = Framing()
+
+
 class ClaimVerifier:
     """Checks answers against an EvidenceIndex, which holds the per-sutta caches: a process shares one index
     (`library.verifier()`), so a verifier itself is cheap to make. `dense` is an optional second opinion from the
@@ -353,7 +371,7 @@ class ClaimVerifier:
         return VerificationReport(verdicts, mode, (time.perf_counter() - started) * 1000, skipped)
 
     def _cite(self, sentence: Sentence, cite_from: Sequence[str], retrieved: set[str] | None, judge,
-              strict: bool, framing: frozenset[str] = frozenset()) -> Verdict | None:
+              strict: bool, framing: Framing = NO_FRAMING) -> Verdict | None:
         """An uncited sentence judged against each of the turn's texts, those it names in prose first: the first
         verdict of support, with that text's best reference as `cited_to`; else, for a sentence naming one of them,
         its verdict against that text; else None."""
@@ -372,7 +390,7 @@ class ClaimVerifier:
         return first
 
     def _recite(self, sentence: Sentence, cite_from: Sequence[str], retrieved: set[str] | None,
-                strict: bool, framing: frozenset[str] = frozenset()) -> Verdict | None:
+                strict: bool, framing: Framing = NO_FRAMING) -> Verdict | None:
         """A sentence its references do not hold, held by another text the turn retrieved (the model gave the
         number of the passage beside the right one): that verdict, with the reference as `cited_to`. Judged by
         the local checks alone: the sentence stands only where the other text holds its words as they are."""
@@ -404,7 +422,7 @@ class ClaimVerifier:
     # ---- local ---------------------------------------------------------------------------------------------
     def _verify_local(self, sentence: Sentence, retrieved: set[str] | None, judge=None,
                       strict: bool = False, about: Sequence[str] = (),
-                      framing: frozenset[str] = frozenset()) -> Verdict:
+                      framing: Framing = NO_FRAMING) -> Verdict:
         plain = sentence.plain
         cited = [c.raw for c in sentence.citations]
         table = self._table_claim(sentence, about)
@@ -430,7 +448,7 @@ class ClaimVerifier:
         if verbatim:
             verdict.quoted_from = self._quoted_from(plain, views)
         if verdict.verdict == "supported" and not verbatim:
-            absent = self._absent_from_texts(plain, views, framing)
+            absent = self._absent_from_texts(plain, views, framing.numbers)
             if absent:
                 verdict.verdict, (verdict.finding, verdict.reason) = "unsupported", absent
         if strict and verdict.verdict == "supported" and not verbatim and claims_a_reason(plain):
@@ -495,7 +513,7 @@ class ClaimVerifier:
         return verdict
 
     def _mended(self, sentence: Sentence, views: list[SuttaView], retrieved: set[str] | None, judge, strict: bool,
-                about: Sequence[str], framing: frozenset[str]) -> Verdict | None:
+                about: Sequence[str], framing: Framing) -> Verdict | None:
         """A sentence whose quotation left out a word or two of its text ("sir,"), with the quotation put back into
         the text's own words (`mend_quotations`), when the sentence so mended is supported: its verdict, the
         mended sentence as `requoted`. A scholar reads a quotation as the text's exact words."""
@@ -681,11 +699,11 @@ class ClaimVerifier:
         return out
 
     def _absent_from_texts(self, sentence: str, views: list[SuttaView],
-                           framing: frozenset[str] = frozenset()) -> tuple[Finding, str] | None:
+                           asked: frozenset[int] = frozenset()) -> tuple[Finding, str] | None:
         """A person, place or number the cited texts never mention cannot come from them, however well the rest of
         the sentence matches ("... explains right view to Ānanda" when the listener is Kaccānagotta). A number the
         question gives is the reader's framing ("the story of the two acrobats", a text that tells of two and never
-        says "two"): it is not held against the sentence for its absence, but it is still held to any count the
+        says "two"; `asked`): it is not held against the sentence for its absence, but it is still held to any count the
         text makes of the same thing ("the seven noble truths" where the text counts four)."""
         lowercase = frozenset().union(*(v.lowercase | _title_words(v) for v in views))
         lowercase |= self._other_names_written(sentence, views)
@@ -695,7 +713,6 @@ class ClaimVerifier:
         claimed = numbers(_strip_framing(sentence))
         if claimed:
             said = set().union(*(self._numbers_of(v) for v in views))
-            asked: frozenset[int] = getattr(framing, "numbers", frozenset())
             missing = sorted(claimed - said - asked)
             if missing:
                 return Finding.NUMBER_DIFFERS, f"the cited text has no {missing[0]}"
@@ -849,7 +866,7 @@ class ClaimVerifier:
         return self.index.resolve(ref.sutta_id) if ref.sutta_id else None
 
     def _check_part(self, text: str, views: list[SuttaView], strict: bool = False, verbatim: bool = False,
-                    framing: frozenset[str] = frozenset(), near: Sequence[Span] = ()) -> PartResult:
+                    framing: Framing = NO_FRAMING, near: Sequence[Span] = ()) -> PartResult:
         tokens = claim_tokens(text)
         weights = self.index.weights(tokens)
         candidates: list[Window] = []
@@ -897,7 +914,7 @@ class ClaimVerifier:
                           finding=Finding.NOT_IN_TEXT)
 
     def _strict_support(self, text: str, tokens: list[str], weights: dict[str, float], candidates: list[Window],
-                        views: list[SuttaView], framing: frozenset[str] = frozenset(), near: Sequence[Span] = ()
+                        views: list[SuttaView], framing: Framing = NO_FRAMING, near: Sequence[Span] = ()
                         ) -> tuple[Window, float] | None:
         """The window that holds one of the model's own sentences, with its coverage, or None. The sentence's words
         must be found in one short window and its neighbours (`STRICT_REGION` segments each side); the names in the
@@ -1052,20 +1069,6 @@ def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
 def _around(view: SuttaView, lo: int, hi: int) -> list[str]:
     """The English of segments lo..hi, `REASON_MARGIN` more each side."""
     return [s.en for s in view.segments[max(0, lo - REASON_MARGIN) : min(len(view.segments), hi + REASON_MARGIN + 1)]]
-
-
-class Framing(frozenset):
-    """The reader's question as the checks read it: its words (the set) and, of them, the names it gives (`names`):
-    who it asks about, which a text that never names them does not speak of."""
-
-    names: frozenset[str]
-    numbers: frozenset[int]
-
-    def __new__(cls, tokens: Iterable[str] = (), names: Iterable[str] = (), numbers: Iterable[int] = ()) -> Framing:
-        self = super().__new__(cls, tokens)
-        self.names = frozenset(names)
-        self.numbers = frozenset(numbers)
-        return self
 
 
 def _strip_framing(text: str) -> str:
