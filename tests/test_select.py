@@ -237,6 +237,16 @@ def test_a_follow_up_asking_again_what_was_just_answered_is_dropped_but_a_furthe
     assert got == ["Why is the eye burning?"]
 
 
+def test_the_question_asked_again_in_the_quoted_lines_words_is_dropped():
+    asked = "Why did Mahapajapati Gotami weep outside the gate?"
+    answered = "Mahāpajāpati Gotamī wept outside the gate because the Buddha does not permit females to go forth."
+    shown = answered + "\n\n> “… Ānanda said to her, “Gotamī, why do you stand crying outside the gate …?”"
+    again = "Why did Mahāpajāpati Gotamī stand crying outside the gate?"
+    further = "Why did Ānanda ask the Buddha to let females go forth?"
+    assert usable_followups([again, further], asked=asked, answered=answered) == [again, further]
+    assert usable_followups([again, further], asked=asked, answered=answered, shown=shown) == [further]
+
+
 def test_a_yes_or_no_follow_up_made_of_the_answers_words_is_dropped_and_so_is_the_question_asked_of_a_chapter():
     answered = "Dhp 183 says to not do evil, embrace the good, and purify one's mind [Dhp 183:1–3]."
     got = usable_followups([

@@ -92,13 +92,16 @@ MIN_WORD = 4  # shorter names are never judged unknown to the library
 
 def usable_followups(questions: list[str], *, asked: str, answered: str = "", premise: str | None = None,
                      known: Callable[[str], bool] | None = None, withdrawn: Sequence[str] = (),
-                     stood: str = "") -> list[str]:
+                     stood: str = "", shown: str = "") -> list[str]:
     """The suggestions a reader can use: not the question again, not what was just answered, not the contradicted
     `premise` restated, nor any of the `withdrawn` sentences (the model's, which did not stand, where `stood`, its
     sentences that did, do not say the same), and no name the library never uses (`known(token)`: a passage uses
-    the word)."""
+    the word). `shown`: the lines quoted with the answer, whose words a question asked again may borrow."""
     asked_words = set(_words(asked))
     answer_words = set(_words(answered))
+    # the question asked again in the words of the lines just quoted ("Why did Mahāpajāpati Gotamī stand crying
+    # outside the gate?" after "… weep outside the gate?", whose quoted line says she "stood crying")
+    shown_words = answer_words | set(_words(shown))
     # what each withdrawn sentence says that the sentences that stood do not
     withdrawn_words = [set(_words(claim)) - set(_words(stood)) for claim in withdrawn]
     out: list[str] = []
@@ -110,8 +113,11 @@ def usable_followups(questions: list[str], *, asked: str, answered: str = "", pr
         if share_asked >= SAME_QUESTION:
             continue
         # what was just answered, asked again the same way ("What ...?" after "What ...?"; a "Why" asks further)
-        if answer_words and share_asked >= 0.5 and _opener(q) == _opener(asked) and sum(
-                w in answer_words | asked_words for w in words) / len(words) >= ANSWERED:
+        # (the quoted lines lend their words only to a suggestion mostly of the question's: "What is the water
+        # element?" after the earth element's lines, which go on to water, asks further)
+        held = shown_words if share_asked > 0.5 else answer_words
+        if held and share_asked >= 0.5 and _opener(q) == _opener(asked) and sum(
+                w in held | asked_words for w in words) / len(words) >= ANSWERED:
             continue
         # a yes-or-no question made of the answer's own words only asks whether it said what it said ("Does Dhp 184
         # say to not do evil, embrace the good …?" after an answer saying so of Dhp 183)
@@ -166,15 +172,17 @@ _YES_NO = word_set("yes_no_openers")
 async def generate_followups(llm, question: str, answer: str, citations: list[Citation], *, count: int = 3,
                              timeout: float = 30.0, prefix: list[ChatMessage] | None = None,
                              premise: str | None = None, known: Callable[[str], bool] | None = None,
-                             withdrawn: Sequence[str] = (), stood: str = "") -> tuple[list[str], str]:
+                             withdrawn: Sequence[str] = (), stood: str = "",
+                             shown: str = "") -> tuple[list[str], str]:
     """(questions, source) where source is "model" or "fallback". `prefix`: the messages of the turn's last LLM
     call; asking after them lets llama.cpp reuse their KV cache, so only the request itself is evaluated.
     `premise` (contradicted by the texts), `known` (the library's words), `withdrawn` and `stood` (the model's
-    sentences that did not stand, and those that did): see `usable_followups`."""
+    sentences that did not stand, and those that did), `shown` (the answer as shown, its quoted lines with it): see
+    `usable_followups`."""
 
     def usable(questions: list[str]) -> list[str]:
         return usable_followups(questions, asked=question, answered=answer, premise=premise, known=known,
-                                withdrawn=withdrawn, stood=stood)
+                                withdrawn=withdrawn, stood=stood, shown=shown)
 
     def fallback(n: int) -> list[str]:
         return usable(fallback_followups(question, citations, n + 3))[:n]

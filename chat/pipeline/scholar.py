@@ -328,7 +328,8 @@ class Scholar:
                                                       withdrawn=[c.sentence for c in answer.unsupported_claims
                                                                  if not c.revised_to],
                                                       stood=" ".join(s.text for s in answer.sentences
-                                                                     if s.origin == "model"))
+                                                                     if s.origin == "model"),
+                                                      shown=answer.answer)
         log.debug("follow-ups from %s", source)
         answer.follow_ups = follow_ups or fallback_followups(turn.question, answer.citations)
         turn.timings["followups"] = round(time.perf_counter() - t, 3)
