@@ -232,6 +232,11 @@ class ScholarSettings(BaseSettings):
         "(tools/search/text_judge.py); not asked when the passages and the cards agree. About 2-4 s on 2 cores when "
         "asked, once a turn. Needs a model that scores tokens (the embedded one); with Ollama the search's order "
         "stands.")
+    say_samples: int = Field(
+        default=2, ge=0, le=8, description="When none of the model's own sentences stood after it was asked again, "
+        "this many more drafts of the same lines are sampled (each a few seconds on 2 cores) and checked in the order "
+        "the model's drafts most agree on; the first whose sentences stand is the answer. 0: never.")
+    say_sample_temperature: float = Field(default=0.8, ge=0, le=2, description="Sampling temperature of those drafts.")
     select_with_model: bool = Field(
         default=False, description="Before the answer is written, also ask the model which numbered lines answer "
         "the question (a grammar-bound reply of a few tokens, but a prompt of ~550 tokens of its own: 35 s on a "

@@ -233,6 +233,20 @@ def test_a_prompt_reuses_only_what_gives_the_same_result_whatever_came_before(fa
     assert seeds[1] == seeds[2] and len(set(seeds)) == 3
 
 
+def test_a_prompt_of_the_turn_asked_again_reuses_all_the_context_holds_of_it(fake_llama):
+    llm = _llm()
+    llm.chat(MESSAGES)
+    first = len(fake_llama.tokenize(chatml(MESSAGES).encode(), special=True))
+    longer = MESSAGES + [ChatMessage(role=MessageRole.ASSISTANT, content="[1] A reply."),
+                         ChatMessage(role=MessageRole.USER, content="Again, please.")]
+    llm.chat(longer)
+    # more drafts of the first prompt, sampled: all of it but its last token is reused (asked without `again`,
+    # only its system block would be)
+    llm.chat(MESSAGES, temperature=0.8, again=True)
+    assert llm.last_stats.reused_tokens == first - 1
+    assert fake_llama.calls[-1]["temperature"] == 0.8
+
+
 def test_keeping_a_prefix_goes_by_what_the_last_prompt_was():
     held, boundary = [1, 2, 3, 4, 5, 6], 2  # the last prompt was 1..4, its reply 5, 6
     assert stable_keep(held, [1, 2, 3, 4, 5, 9], 4, boundary) == 5  # goes on from it: all it shares

@@ -27,20 +27,31 @@ GRAMMARS: list[str | None] = []
 
 
 class GrammarLLM(ScriptedLLM):
-    """The scripted LLM as a provider that holds its output to a grammar (as llama.cpp does), recording each."""
+    """The scripted LLM as a provider that holds its output to a grammar (as llama.cpp does), recording each, and the
+    options of each streamed call (a sampling temperature)."""
 
     def with_grammar(self, grammar_fn):
         GRAMMARS.append(grammar_fn())
         return self
+
+    async def astream_chat(self, messages, **kwargs):
+        OPTIONS.append(kwargs)
+        return await super().astream_chat(messages, **kwargs)
+
+
+OPTIONS: list[dict] = []
 
 
 def _scholar(base, replies: list[str], **overrides):
     from chat.pipeline.scholar import Scholar
 
     library = open_library(base)
-    settings = library.settings.model_copy(update={"memory_db": base / "memory.sqlite", **overrides})
+    # more drafts are sampled only where a test asks for them: the others script each reply the model gives
+    settings = library.settings.model_copy(update={"memory_db": base / "memory.sqlite", "say_samples": 0,
+                                                   **overrides})
     llm = GrammarLLM(list(replies))
     GRAMMARS.clear()
+    OPTIONS.clear()
     return Scholar(settings, library, llm), llm
 
 
@@ -147,6 +158,35 @@ async def test_told_its_sentence_did_not_stand_the_model_says_it_again_and_the_s
     assert [c.sentence for c in answer.unsupported_claims] == ["The Buddha says the ear is burning with the fires "
                                                                "of joy."]
     assert "joy" not in answer.answer
+
+
+async def test_when_neither_try_stood_more_drafts_are_sampled_and_the_one_the_drafts_agree_on_stands(base):
+    wrong = "[1] The Buddha says the ear is burning with the fires of joy."
+    again = "[1] SN 35.28 says that the ear burns with the fires of joy."
+    samples = ["[1] The ear burns with the fires of joy.",  # agrees with the two tries, and is as wrong
+               "[1] The eye is burning, and sights are burning.",
+               "[1] All is burning: the eye and sights are burning."]
+    scholar, llm = _scholar(base, [wrong, again, *samples, FOLLOW], say_samples=3, say_sample_temperature=0.8)
+    answer = await scholar.aask(QUESTION)
+    # each sample is the first say prompt again, sampled, under the say grammar
+    assert llm.prompts[2] == llm.prompts[3] == llm.prompts[4] == llm.prompts[0]
+    assert [o.get("temperature") for o in OPTIONS[2:5]] == [0.8, 0.8, 0.8] and "temperature" not in OPTIONS[0]
+    assert GRAMMARS[2] == GRAMMARS[0]
+    # the wrong sample is passed over by the checks; of the two that agree, one stands
+    own = [s.text for s in answer.sentences if s.origin == "model"]
+    assert own and own[0] in {t.removeprefix("[1] ") for t in samples[1:]}
+    assert "joy" not in answer.answer
+    # the reader is told what the two tries said that did not stand; the samples passed over are the trace's
+    assert len(answer.unsupported_claims) == 2
+    assert any(t.tool == "sample_drafts" and "kept" in t.output_summary for t in answer.trace)
+
+
+async def test_sampling_off_the_lines_answer_when_neither_try_stood(base):
+    wrong = "[1] The Buddha says the ear is burning with the fires of joy."
+    again = "[1] SN 35.28 says that the ear burns with the fires of joy."
+    scholar, llm = _scholar(base, [wrong, again, FOLLOW], say_samples=0)
+    answer = await scholar.aask(QUESTION)
+    assert [s.origin for s in answer.sentences] == ["quote"] and len(llm.prompts) == 3
 
 
 async def test_a_decline_of_lines_the_gate_let_through_is_asked_again_once_and_the_answer_stands(base):

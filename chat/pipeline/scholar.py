@@ -63,6 +63,7 @@ from chat.pipeline.compose import (
     quote_text,
     with_summary,
 )
+from chat.pipeline.consensus import by_agreement
 from chat.pipeline.conversation import Resolution, people_in, resolve, spoken_of, subject_of
 from chat.pipeline.draft import Draft, parse, render
 from chat.pipeline.followups import fallback_followups, generate_followups
@@ -108,6 +109,8 @@ from tools.verification.claim_checks import names
 log = logging.getLogger(__name__)
 
 NOTES_MAX_TOKENS = 1100
+# a sampled draft: one or two sentences of ~30-50 tokens; the samples that ran to 100 tokens and more copied a line
+SAMPLE_MAX_TOKENS = 90
 QA_BUDGET = ToolBudget(k=5, passage_chars=360, windows=4)
 NOTES_BUDGET = ToolBudget(k=12, passage_chars=260, lookup_passages=4, windows=8, texts=6)
 MIN_RELEVANCE = 0.34  # share of the question's content words found in the best evidence; below it, and
@@ -147,6 +150,8 @@ class _Turn:
     said_before: str = ""  # the last answered turn's answer: a sentence of it said again is no answer to this one
     saying: bool = False  # the model restated the selected lines (chat/pipeline/say.py)
     said_again: bool = False  # and was asked once more, told what was wrong
+    say_input: list = field(default_factory=list)  # the first say call's messages: more drafts are sampled from it
+    said: list[list[Said]] = field(default_factory=list)  # every reply the model gave to say it, parsed
 
     def stamp(self) -> dict[str, float]:
         """The timings once the checked answer stands: its first token and the answer's own seconds added."""
@@ -434,6 +439,7 @@ class Scholar:
             log.info("saying from the lines failed: %s", user_message(exc) or exc)
             return None
         turn.last_input = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply)]
+        turn.say_input = messages
         turn.saying = True
         if looks_like_abstention(reply):
             # the relevance gate let these lines through and the selection chose them: one more try, told so, before
@@ -442,6 +448,7 @@ class Scholar:
             return as_draft(again, chosen) if again else reply.strip()
         items = [renumbered(s, chosen, turn.question) for s in parse_said(reply, len(chosen))]
         said = [s for s in items if not echoes_example(s, chosen)]
+        turn.said.append(said)
         log.debug("said from lines: %r", reply)
         if items and not said:  # it wrote only the prompt's example again: nothing of these lines
             said = await self._say_again(turn, "unsupported")
@@ -479,32 +486,80 @@ class Scholar:
                 out.append(said)
             elif answering_part(said, chosen, turn.question):
                 out.append(quoting_its_part(said, chosen))
+        turn.said.append(out)
         return out
 
     async def _checked_again(self, turn: _Turn, recorder: TurnRecorder, plan: Plan, answer: Answer,
                              error: str | None, lead: list[EvidenceWindow]) -> Answer:
-        """When the checks left none of the model's sentences from the lines, one more try, told so; its answer
-        if one of its sentences stands, else `answer`. Either way the reader is told what both tries said that did
-        not stand. Only the checked answer is ever shown: nothing streamed is withdrawn."""
-        if answer.status != "answered" or not answer.unsupported_claims or \
-                any(s.origin == "model" for s in answer.sentences):
+        """When the checks left none of the model's sentences from the lines: one more try, told so (when they
+        took some out), then more drafts sampled (`_sampled`); the first answer one of whose sentences stands, else
+        `answer`. The reader is told what the first two tries said that did not stand. Only the checked answer is
+        ever shown: nothing streamed is withdrawn."""
+        if answer.status != "answered" or any(s.origin == "model" for s in answer.sentences):
             return answer
         explained = turn.explained
-        said = await self._say_again(turn, "unsupported")
-        if not said:
-            return answer
-        retry = await self._finish(turn, recorder, plan, as_draft(said, turn.selection.chosen), error, lead)
-        kept = retry if any(s.origin == "model" for s in retry.sentences) else answer
-        if kept is answer:
-            turn.explained = explained
-        kept.unsupported_claims = [*answer.unsupported_claims, *retry.unsupported_claims]
-        return kept
+        shown = list(answer.unsupported_claims)  # what the reader is told did not stand: the first two tries'
+        # (nothing taken out: the model only copied its lines, and was told so when it said them)
+        said = await self._say_again(turn, "unsupported") if answer.unsupported_claims else []
+        if said:
+            retry = await self._finish(turn, recorder, plan, as_draft(said, turn.selection.chosen), error, lead)
+            shown += retry.unsupported_claims
+            if any(s.origin == "model" for s in retry.sentences):
+                retry.unsupported_claims = shown
+                return retry
+        sampled = await self._sampled(turn)
+        for k, draft in enumerate(sampled, 1):
+            retry = await self._finish(turn, recorder, plan, as_draft(draft, turn.selection.chosen), error, lead)
+            log.debug("sampled draft %d: %s", k, [(c.sentence, c.reason) for c in retry.unsupported_claims])
+            if any(s.origin == "model" for s in retry.sentences):
+                retry.trace.append(TraceStep(**_sampling_step(recorder, k, len(sampled)).to_dict()))
+                retry.unsupported_claims = [*shown, *retry.unsupported_claims]
+                return retry
+        if sampled:
+            answer.trace.append(TraceStep(**_sampling_step(recorder, 0, len(sampled)).to_dict()))
+        turn.explained = explained
+        answer.unsupported_claims = shown
+        return answer
 
-    async def _ask(self, messages: list[ChatMessage], grammar: str) -> str:
-        """The model's reply to `messages`, held to `grammar`, in full."""
-        llm = cast(Any, with_max_tokens(self.llm, SAY_MAX_TOKENS, lower=True)).with_grammar(lambda: grammar)
+    async def _sampled(self, turn: _Turn) -> list[list[Said]]:
+        """More drafts of the first say prompt, sampled at `say_sample_temperature` (each with a seed of its own),
+        parsed as the first was; those that only copy a line or decline are left out. Ordered by how much the
+        model's replies agree with each (chat/pipeline/consensus.py). [] when sampling is off or the turn did not
+        say from lines. The prompt is the cached prefix of the turn's last calls: a sample costs its own words."""
+        n = self.settings.say_samples
+        if n <= 0 or not turn.say_input or not turn.saying:
+            return []
+        chosen = turn.selection.chosen
+        grammar = say_grammar(len(chosen))
+        drafts: list[list[Said]] = []
+        t = time.perf_counter()
+        try:
+            for k in range(n):
+                reply = await self._ask(turn.say_input, grammar, temperature=self.settings.say_sample_temperature,
+                                        seed=self.settings.llm_seed + 1 + k, max_tokens=SAMPLE_MAX_TOKENS)
+                if looks_like_abstention(reply):
+                    continue
+                said = [renumbered(s, chosen, turn.question) for s in parse_said(reply, len(chosen))]
+                drafts.append([s for s in said if not echoes_example(s, chosen) and not copied(s, chosen)])
+        except Exception as exc:  # what was said stands as the checks left it
+            log.info("sampling more drafts failed: %s", user_message(exc) or exc)
+        finally:
+            turn.mark("agent", t)
+        log.debug("sampled drafts: %r", drafts)
+        return by_agreement(drafts, turn.said, turn.question)
+
+    async def _ask(self, messages: list[ChatMessage], grammar: str, *, temperature: float | None = None,
+                   seed: int | None = None, max_tokens: int = SAY_MAX_TOKENS) -> str:
+        """The model's reply to `messages`, held to `grammar`, in full; sampled at `temperature` with `seed` when
+        given (a provider without a seed samples with its own)."""
+        llm = cast(Any, with_max_tokens(self.llm, max_tokens, lower=True))
+        if seed is not None and "seed" in type(llm).model_fields:
+            llm = llm.model_copy(update={"seed": seed})
+        llm = llm.with_grammar(lambda: grammar)
+        # a sample asks the turn's say prompt again: the embedded model reuses what its context holds of it
+        options = {} if temperature is None else {"temperature": temperature, "again": True}
         reply = ""
-        async for chunk in await llm.astream_chat(messages):
+        async for chunk in await llm.astream_chat(messages, **options):
             reply += chunk.delta or ""
         return reply
 
@@ -909,6 +964,18 @@ def _with_note(error: str | None, note: str) -> str:
     if note.startswith(error):
         return error
     return f"{error}; {note}"
+
+
+def _sampling_step(recorder: TurnRecorder, kept: int, sampled: int) -> TraceEntry:
+    """The sampled drafts as a step of the turn: how many, and which of them, in the order of agreement, the checks
+    kept (0: none of their sentences stood)."""
+    summary = (f"{sampled} more drafts sampled; none of their sentences stood" if not kept else
+               f"{sampled} more drafts sampled; the checks kept the one the drafts most agree with" if kept == 1 else
+               f"{sampled} more drafts sampled; the checks kept the one ranked {kept} by agreement")
+    entry = TraceEntry(tool="sample_drafts", input={"drafts": sampled}, output_summary=summary,
+                       output={"kept": kept})
+    recorder.trace.append(entry)
+    return entry
 
 
 def _trace(recorder: TurnRecorder) -> list[TraceStep]:

@@ -102,16 +102,20 @@ class _Runtime:
         self._im_end: int | None = None
         self.reused = 0  # tokens the last prompt found held, for the figures
 
-    def keep_for(self, tokens: list[int]) -> int:
+    def keep_for(self, tokens: list[int], *, again: bool = False) -> int:
         """Set the context to keep only what `stable_keep` allows of what it holds for the prompt `tokens`
         (evaluating the prompt's system block on its own when it does not hold that); returns how many of the
         prompt's tokens the context now holds, and records in `reused` how many it kept. Never the whole prompt: its
-        last token is decoded again, for the logits that choose (or score) the next. Called under the lock."""
+        last token is decoded again, for the logits that choose (or score) the next. `again`: the caller asks a
+        prompt of its own turn once more (more drafts of one prompt), so all the context shares with it is reused:
+        it was evaluated earlier in the same chain of calls, the same way whenever that turn is asked. Called under
+        the lock."""
         llama = self.llama
         if self._im_end is None:
             self._im_end = _im_end(llama)
         boundary = system_boundary(tokens, self._im_end)
-        keep = min(stable_keep(list(llama.input_ids[: llama.n_tokens]), tokens, self._last_prompt, boundary),
+        held = list(llama.input_ids[: llama.n_tokens])
+        keep = min(shared_prefix(held, tokens) if again else stable_keep(held, tokens, self._last_prompt, boundary),
                    len(tokens) - 1)
         llama.n_tokens = max(keep, 0)
         llama._ctx.kv_cache_seq_rm(-1, llama.n_tokens, -1)
@@ -158,14 +162,20 @@ def stable_keep(held: list[int], tokens: list[int], last_prompt: int, boundary: 
     - else its system block (`boundary` tokens), when the context holds that: a system block is always evaluated on
       its own first;
     - else nothing."""
+    shared = shared_prefix(held, tokens)
+    if 0 < last_prompt <= shared and len(tokens) > last_prompt:
+        return shared
+    return boundary if boundary and shared >= boundary else 0
+
+
+def shared_prefix(held: list[int], tokens: list[int]) -> int:
+    """How many tokens the two sequences share from their start."""
     shared = 0
     for a, b in zip(held, tokens):
         if a != b:
             break
         shared += 1
-    if 0 < last_prompt <= shared and len(tokens) > last_prompt:
-        return shared
-    return boundary if boundary and shared >= boundary else 0
+    return shared
 
 
 def prompt_seed(tokens: list[int], seed: int) -> int:
@@ -302,7 +312,7 @@ class EmbeddedLLM(CustomLLM):
             max_tokens = min(max_tokens, self.context_window - len(tokens))
             stats = GenerationStats(prompt_tokens=len(tokens))
             started = time.perf_counter()
-            runtime.keep_for(tokens)
+            runtime.keep_for(tokens, again=bool(kwargs.get("again")))
             stats.reused_tokens = runtime.reused
             first_at: float | None = None
             stream = llama.create_completion(
