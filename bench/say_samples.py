@@ -4,8 +4,9 @@ give the model's answer where its first reply missed it? (docs/evaluation.md, "M
     PYTHONPATH=. SCHOLAR_LLM_PROVIDER=embedded python bench/say_samples.py --questions \
         ../shared/eval/answers-dev.jsonl --ids ad05,ad20 --samples 4 --temperature 0.8 --out bench/out/say_samples.jsonl
 
-Each question runs through the chat as usual; its first say prompt is captured, then sampled `--samples` times
-(seeds 2, 3, …). One JSON line per question: the answer, the prompt's lines, the first reply and the samples.
+Each question runs through the chat as usual (its own sampling off); its first say prompt is captured, then, after the
+turn, sampled `--samples` times (seeds 2, 3, …) as a prompt asked afresh. One JSON line per question: the answer, the
+prompt's lines, the first reply and the samples.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ async def _sample(llm, messages, grammar: str, seed: int, temperature: float) ->
     bound = cast(Any, with_max_tokens(llm, SAY_MAX_TOKENS, lower=True)).model_copy(update={"seed": seed})
     bound = bound.with_grammar(lambda: grammar)
     reply = ""
-    async for chunk in await bound.astream_chat(messages, temperature=temperature, again=True):
+    async for chunk in await bound.astream_chat(messages, temperature=temperature):
         reply += chunk.delta or ""
     return reply
 
 
 async def _run(args) -> None:
-    scholar = Runtime(ScholarSettings()).scholar()
+    scholar = Runtime(ScholarSettings(say_samples=0)).scholar()
     captured: dict[str, tuple] = {}
     ask = pipeline.Scholar._ask
 
