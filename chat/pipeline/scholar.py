@@ -536,7 +536,8 @@ class Scholar:
         try:
             for k in range(n):
                 reply = await self._ask(turn.say_input, grammar, temperature=self.settings.say_sample_temperature,
-                                        seed=self.settings.llm_seed + 1 + k, max_tokens=SAMPLE_MAX_TOKENS)
+                                        seed=self.settings.llm_seed + 1 + k, max_tokens=SAMPLE_MAX_TOKENS,
+                                        again=True)
                 if looks_like_abstention(reply):
                     continue
                 said = [renumbered(s, chosen, turn.question) for s in parse_said(reply, len(chosen))]
@@ -549,15 +550,17 @@ class Scholar:
         return by_agreement(drafts, turn.said, turn.question)
 
     async def _ask(self, messages: list[ChatMessage], grammar: str, *, temperature: float | None = None,
-                   seed: int | None = None, max_tokens: int = SAY_MAX_TOKENS) -> str:
+                   seed: int | None = None, max_tokens: int = SAY_MAX_TOKENS, again: bool = False) -> str:
         """The model's reply to `messages`, held to `grammar`, in full; sampled at `temperature` with `seed` when
-        given (a provider without a seed samples with its own)."""
+        given (a provider without a seed samples with its own). `again`: `messages` is a prompt this turn asked
+        before, and the embedded model may reuse what its context holds of it."""
         llm = cast(Any, with_max_tokens(self.llm, max_tokens, lower=True))
         if seed is not None and "seed" in type(llm).model_fields:
             llm = llm.model_copy(update={"seed": seed})
         llm = llm.with_grammar(lambda: grammar)
-        # a sample asks the turn's say prompt again: the embedded model reuses what its context holds of it
-        options = {} if temperature is None else {"temperature": temperature, "again": True}
+        options: dict[str, Any] = {} if temperature is None else {"temperature": temperature}
+        if again:
+            options["again"] = True
         reply = ""
         async for chunk in await llm.astream_chat(messages, **options):
             reply += chunk.delta or ""
