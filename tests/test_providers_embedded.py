@@ -424,6 +424,50 @@ def test_real_model_writes_the_same_for_a_prompt_whatever_it_was_asked_before(se
     assert ask(asked) == after_one == first
 
 
+@pytest.mark.slow
+def test_real_model_the_grammar_checked_on_the_chosen_token_gives_the_grammar_first_reply(settings):
+    from llama_cpp import Llama, LlamaGrammar
+
+    from chat.pipeline.say import parse_said, say_grammar
+    from chat.providers.lazy_grammar import LazyGrammarSampler, lazy_llama_class
+    from indexing.settings import ScholarSettings
+    from prompts import load_prompt
+
+    real = ScholarSettings(_env_file=None)
+    path = model_files.install_model(real.model_dir)
+    prompt = chatml([
+        ChatMessage(role=MessageRole.SYSTEM, content=load_prompt("say_system").strip()),
+        ChatMessage(role=MessageRole.USER, content=load_prompt(
+            "say_user", lines="[1] The eye is burning, sights are burning, eye consciousness is burning.\n"
+                              "[2] Burning with the fires of greed, hate and delusion.",
+            question="What does the Fire Sermon say is burning?", hints=""))])
+    samplers: list[LazyGrammarSampler] = []
+    lazy_class = lazy_llama_class()
+
+    class Recording(lazy_class):  # type: ignore[misc,valid-type]
+        def _init_sampler(self, *args, **kwargs):
+            sampler = super()._init_sampler(*args, **kwargs)
+            samplers.append(sampler)
+            return sampler
+
+    def reply(cls, temperature: float) -> str:
+        llama = cls(model_path=str(path), n_ctx=2048, n_threads=2, n_batch=512, verbose=False)
+        grammar = LlamaGrammar.from_string(say_grammar(2), verbose=False)
+        out = llama.create_completion(prompt, max_tokens=60, temperature=temperature, top_p=0.9, grammar=grammar,
+                                      seed=1)
+        return out["choices"][0]["text"]
+
+    for temperature in (0.0, 0.1):
+        lazy = reply(Recording, temperature)
+        # the reply obeys the grammar: numbered sentences of the two lines
+        assert parse_said(lazy, 2), lazy
+        # and is the reply of llama-cpp-python's own chain, which matches the grammar against every token first
+        assert lazy == reply(Llama, temperature)
+    # at some step the grammar rejected the model's choice, and the token was drawn again from what it allows
+    assert [type(s).__name__ for s in samplers] == ["LazyGrammarSampler"] * 2, [s.resampled for s in samplers]
+    assert any(s.resampled for s in samplers), [s.resampled for s in samplers]
+
+
 def test_a_scoring_call_of_the_claim_judge_is_recorded_as_a_model_call(fake_llama, monkeypatch):
     from chat.providers import embedded
     from chat.providers.calls import recording

@@ -204,7 +204,9 @@ def _im_end(llama: Any) -> int | None:
 
 def _load_llama(path: str, n_ctx: int, n_threads: int, n_batch: int) -> Any:
     try:
-        from llama_cpp import Llama
+        from chat.providers.lazy_grammar import lazy_llama_class
+
+        Llama = lazy_llama_class()
     except ImportError as exc:
         raise LLMUnavailableError(
             "llama-cpp-python is not installed; `pip install -e '.[local-llm]'` (or use Ollama)."
