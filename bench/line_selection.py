@@ -16,24 +16,19 @@ candidate window holds, it reports by half (even / odd lines of each file):
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
 
-from chat.pipeline.conversation import resolve
-from chat.pipeline.scholar import QA_BUDGET, _run_step
-from chat.pipeline.select import _ranked, select_lines
+from selection_facts import selected  # bench/, the script's own folder
+
+from chat.pipeline.select import _ranked
 from indexing.settings import ScholarSettings
 from prompts import load_prompt
-from tools.errors import ToolError
-from tools.function_tools import CanonTools
 from tools.library import Library
 from tools.passages import clip
-from tools.search.query import analyse_query
 from tools.search.shapes import shape_of
 from tools.search.text_judge import LINE_CHARS, SYSTEM
-from tools.turn import TurnRecorder
 from tools.verification.judge import chatml
 
 
@@ -53,14 +48,7 @@ def likelihood(scorer, question: str, window) -> float:
 
 def run(library, row: dict, scorer=None) -> dict:
     question, gold = row["question"], gold_of(row)
-    _, plan = resolve(library, analyse_query(library, question), [], mode="auto")
-    canon = CanonTools(library, TurnRecorder(), QA_BUDGET, llm=None, verifier_mode="local")
-    for step in plan.steps:
-        try:
-            _run_step(canon, step)
-        except ToolError:
-            continue
-    chosen = asyncio.run(select_lines(None, canon, question, use_model=False)).chosen
+    canon, chosen = selected(library, question)
     ranked = _ranked(canon.recorder.evidence, shape_of(question))
     out = {"id": row["id"], "candidate": any(holds(w, gold) for w in ranked),
            "chosen": any(holds(w, gold) for w in chosen), "ranked_first": bool(ranked) and holds(ranked[0], gold),

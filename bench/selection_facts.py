@@ -33,6 +33,19 @@ def share(must: list[list[str]], text: str) -> float:
     return sum(any(_fold(alt) in folded for alt in group) for group in must) / len(must) if must else 1.0
 
 
+def selected(library, question: str) -> tuple[CanonTools, list]:
+    """The turn's tools after the planned calls for `question` (their recorder holds the candidate windows), and the
+    windows `select_lines` chooses among them without the model."""
+    _, plan = resolve(library, analyse_query(library, question), [], mode="auto")
+    canon = CanonTools(library, TurnRecorder(), QA_BUDGET, llm=None, verifier_mode="local")
+    for step in plan.steps:
+        try:
+            _run_step(canon, step)
+        except ToolError:
+            continue
+    return canon, asyncio.run(select_lines(None, canon, question, use_model=False)).chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("questions", type=Path, nargs="+")
@@ -44,14 +57,7 @@ def main(argv: list[str] | None = None) -> int:
             if not line.strip():
                 continue
             row = json.loads(line)
-            _, plan = resolve(library, analyse_query(library, row["question"]), [], mode="auto")
-            canon = CanonTools(library, TurnRecorder(), QA_BUDGET, llm=None, verifier_mode="local")
-            for step in plan.steps:
-                try:
-                    _run_step(canon, step)
-                except ToolError:
-                    continue
-            chosen = asyncio.run(select_lines(None, canon, row["question"], use_model=False)).chosen
+            _, chosen = selected(library, row["question"])
             shares.append(share(row.get("must") or [], " ".join(w.text for w in chosen)))
             sys.stdout.write(f"{row['id']}  {shares[-1]:.2f}  {[w.ref for w in chosen]}\n")
     sys.stdout.write(f"mean {sum(shares) / len(shares):.3f} over {len(shares)} questions\n")
