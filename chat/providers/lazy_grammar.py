@@ -74,7 +74,7 @@ class LazyGrammarSampler:
         before = api.llama_sampler_clone(self._chain)  # the random state before this step's draw
         candidates = self._candidates(ctx.ctx, idx)
         api.llama_sampler_apply(self._chain, ctypes.byref(candidates))
-        token = int(candidates.data[candidates.selected].id)
+        token = self._selected(candidates)
         if self.allows(token):
             api.llama_sampler_free(before)
         else:
@@ -84,9 +84,15 @@ class LazyGrammarSampler:
             candidates = self._candidates(ctx.ctx, idx)
             api.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
             api.llama_sampler_apply(self._chain, ctypes.byref(candidates))
-            token = int(candidates.data[candidates.selected].id)
+            token = self._selected(candidates)
         self.accept(token)
         return token
+
+    @staticmethod
+    def _selected(candidates: Any) -> int:
+        if not 0 <= candidates.selected < candidates.size:  # the grammar left no token: a grammar that dead-ends
+            raise ChatError("the output grammar allows no next token")
+        return int(candidates.data[candidates.selected].id)
 
     def accept(self, token: int) -> None:
         self._api.llama_sampler_accept(self._grammar, token)
@@ -100,7 +106,10 @@ class LazyGrammarSampler:
             setattr(self, name, None)
 
     def __del__(self) -> None:
-        self.close()
+        try:
+            self.close()
+        except Exception:  # at interpreter exit llama_cpp may already be torn down; nothing is left to free then
+            pass
 
 
 def lazy_llama_class() -> type:
