@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -112,8 +113,10 @@ class LazyGrammarSampler:
             pass
 
 
+@cache
 def lazy_llama_class() -> type:
-    """llama-cpp-python's `Llama`, whose sampler checks a grammar against the chosen token only."""
+    """llama-cpp-python's `Llama`, whose sampler checks a grammar against the chosen token only (one class per
+    process, whichever contexts load it)."""
     from llama_cpp import Llama
 
     class LazyGrammarLlama(Llama):
