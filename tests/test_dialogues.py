@@ -443,3 +443,18 @@ async def test_asked_what_it_is_about_the_text_the_conversation_is_on_is_summari
     answer = await scholar.aask("What is it about?", session_id="s")
     assert answer.resolution.scope == ["MN 10"]
     assert answer.answer.startswith("SuttaCentral's summary of MN 10, Mindfulness Meditation: “The four kinds")
+
+
+async def test_asked_what_it_says_the_lines_quoted_are_the_text_in_scope_when_it_holds_a_main_word(base, tmp_path):
+    # "craving" and "future lives" are not in SN 35.28, so the library is searched beside it, and DN 22:18.1 holds
+    # more of the question's words; but the reader asks what *it* says, and SN 35.28 speaks of greed
+    greed = "Thought: I can answer.\nAnswer: Everything is burning with the fire of greed [SN 35.28:2.1]."
+    scholar, _ = scholar_for(base, [BURNING, FOLLOW, greed, FOLLOW], memory_db=tmp_path / "m.sqlite")
+    await scholar.aask(FIRE, session_id="s")
+    answer = await scholar.aask("What does it say about greed and the craving for future lives?", session_id="s")
+
+    assert answer.resolution.scope == ["SN 35.28"] and "searched too" in answer.resolution.reason
+    assert _tools(answer) == ["resolve_question", "lookup_sutta", "search_passages"]
+    quoted = {c for s in answer.sentences if s.origin == "quote" for c in s.citations}
+    assert quoted and all(c.startswith("SN 35.28") for c in quoted), quoted
+

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from chat.pipeline.followups import generate_followups, usable_followups
 from chat.pipeline.premise import asserted, check_premise, same_premise
-from chat.pipeline.select import _list_items, _spread, parse_picks, select_grammar, select_lines
+from chat.pipeline.select import _list_items, _spread, _within_scope, parse_picks, select_grammar, select_lines
 from chat.providers.scripted import ScriptedLLM
 from tools.search.shapes import parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow
@@ -365,3 +365,29 @@ def test_asked_why_the_lines_that_give_the_reason_after_the_chosen_ones_join_the
     last = window("snp9.9", "Snp 9.9", ["snp9.9:1.7"], [view.segments[6].en], 1.0)
     assert select._reason_given(index, [last]) == [last]
     assert not shape_of("Who saw the boy?").reason
+
+
+class _Weights:
+    """An evidence index that only weighs words: the question's words by their given weights."""
+
+    def __init__(self, weights: dict[str, float]):
+        self._weights = weights
+
+    def weights(self, tokens: list[str]) -> dict[str, float]:
+        return {t: self._weights.get(t, 1.0) for t in tokens}
+
+
+def test_a_text_in_scope_answers_when_it_holds_a_main_word_and_leaves_the_answer_beside_when_it_holds_light_ones():
+    fire = window("sn35.28", "SN 35.28", ["sn35.28:1.4"], ["The eye is burning. Sights are burning."], 0.6)
+    saw = window("mn21", "MN 21", ["mn21:20.1"], ["Even if low-down bandits were to sever you limb from limb with a "
+                                                  "two-handled saw …"], 0.9)
+    index = _Weights({"eye": 0.9, "bandit": 1.7, "handl": 2.9, "burn": 1.2})
+    # the reader asks what SN 35.28 says of the eye: its line answers, though MN 21 holds more of the words
+    asked = "What does it say about the eye and bandits?"
+    assert _within_scope(index, [saw, fire], asked, ["sn35.28"]) == [fire]
+    # "eye" weighs less than half of "handl": the question is about the saw, which the text in scope lacks
+    asked = "Does it also say the eye meets bandits with a two-handled saw?"
+    assert _within_scope(index, [saw, fire], asked, ["sn35.28"]) == [saw, fire]
+    # no text in scope, or nothing but it: the ranking as it was
+    assert _within_scope(index, [saw, fire], asked, []) == [saw, fire]
+    assert _within_scope(index, [fire], asked, ["sn35.28"]) == [fire]

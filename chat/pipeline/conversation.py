@@ -16,8 +16,10 @@ A follow-up that points back is answered within that turn's suttas first: each i
 the question (its opening too when the question asks who, to whom or where — the setting names the listeners).
 When the question brings words of its own that those suttas do not hold ("What does it say about a raft?"), a
 search of the whole library runs beside, with those suttas first, adding at most SEARCH_BESIDE lines of other
-texts: shown other texts' lines for no reason, a small model cites them. A new subject is planned as a first
-question: nothing is carried over.
+texts: shown other texts' lines for no reason, a small model cites them. The lines the answer speaks from are then
+the suttas' in scope whenever one of them holds one of the question's main words (chat/pipeline/select.py); the
+other texts' lines answer only when none does. A new subject is planned as a first question: nothing is carried
+over.
 
 The follow-up grammar (which words read on, point back, or ask for the same elsewhere) is the [patterns] table of
 indexing/data/english.toml.

@@ -296,7 +296,8 @@ class Scholar:
         withdrawn or moved."""
         if plan.mode != "notes":  # notes cover a topic's passages; an answer speaks from the lines that answer
             turn.selection = await select_lines(self.llm, canon, turn.question,
-                                                use_model=self.settings.select_with_model)
+                                                use_model=self.settings.select_with_model,
+                                                scope=_searched_beside(plan))
         lead = turn.selection.chosen or key_windows(recorder.evidence)
         if note := turn.selection.lead_text():  # the question's premise corrected, before anything else
             emit(self._token(turn, note + "\n\n"))
@@ -902,6 +903,11 @@ def _names_absent(question: str, windows: list[EvidenceWindow], library) -> list
         if n and 0 < df / n <= RARE_NAME_SHARE and word not in out:
             out.append(word)
     return [w for w in out if not any(w != other and w in other for other in out)]  # "Gayā" of "Gayā Head"
+
+
+def _searched_beside(plan: Plan) -> list[str]:
+    """The documents of the texts a follow-up points back at, when the whole library was searched beside them."""
+    return next((list(step.prefer) for step in plan.steps if isinstance(step, SearchStep) and step.prefer), [])
 
 
 async def _run_steps(canon: CanonTools, steps: list[PlannedStep]) -> list[tuple[PlannedStep, ToolResult]]:

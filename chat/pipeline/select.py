@@ -24,6 +24,7 @@ import dataclasses
 import logging
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -55,6 +56,7 @@ MAX_PICKS = 3
 MAX_ITEMS = 6  # lines quoted at most for a list: the best line and the items
 SELECT_MAX_TOKENS = 12
 UNSEEN_CHARS = 320  # a line the tool results did not show, as the model is told it
+MAIN_WORD = 0.5  # a question's main words weigh at least this share of its heaviest (IDF)
 
 
 @dataclass
@@ -111,9 +113,11 @@ class Selection:
                 "calls": [dataclasses.asdict(c) for c in self.calls]}
 
 
-async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool = True) -> Selection:
+async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool = True,
+                       scope: Sequence[str] = ()) -> Selection:
     """The lines among the turn's evidence (and the leading text's other sections) that answer `question`; the
-    lines it adds are numbered and recorded through `canon`."""
+    lines it adds are numbered and recorded through `canon`. `scope`: the documents of the texts a follow-up
+    points back at ("What does it say about …?"), when other texts were searched beside them."""
     library, recorder = canon.library, canon.recorder
     if not recorder.evidence:
         return Selection()
@@ -121,7 +125,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     shown = len(recorder.evidence)  # numbers up to here are in the tool results the model reads
     shape = shape_of(question)
     items = await asyncio.to_thread(_more_candidates, canon, question, shape)
-    ranked = _ranked(recorder.evidence, shape)
+    ranked = _within_scope(library.evidence, _ranked(recorder.evidence, shape), question, scope)
     selection = Selection(how="scores")
     if items:
         # the best line leads (it may be the question's other half: "what is a mirror for"), then the items
@@ -153,6 +157,23 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
         _record(recorder, question, selection, time.perf_counter() - started)
     return selection
+
+
+def _within_scope(index, ranked: list[EvidenceWindow], question: str,
+                  scope: Sequence[str]) -> list[EvidenceWindow]:
+    """Asked what "it" says, the reader asks about the text in scope: its lines are the candidates whenever one of
+    them holds one of the question's main words (weighing at least `MAIN_WORD` of the heaviest), though a text
+    searched beside it holds more of them (asked what the Kālāma discourse says about "relying on tradition", its
+    "don't rely on logic" line, not a Sutta Nipāta verse that says "not relying on tradition"). Other texts' lines
+    answer when the text in scope holds none of them ("Does it also speak of bandits with a two-handled saw?"
+    after a text that only has "two" and "see")."""
+    own = [w for w in ranked if w.doc_id in scope]
+    if not own or len(own) == len(ranked):
+        return ranked
+    weights = index.weights(question_words(question))
+    heaviest = max(weights.values(), default=0.0)
+    main = {t for t, weight in weights.items() if weight >= MAIN_WORD * heaviest}
+    return own if any(main & set(words(w.text)) for w in own) else ranked
 
 
 def _each_part_answered(library, question: str, chosen: list[EvidenceWindow],
