@@ -84,10 +84,13 @@ def first_texts(scores: np.ndarray, texts: list[str], n: int = 50) -> list[str]:
     return out
 
 
+def hit_mrr(rows: list[dict]) -> str:
+    """Mean hit@1 / MRR of the rows."""
+    return f"{statistics.fmean(r['hit@1'] for r in rows):.3f} / {statistics.fmean(r['mrr'] for r in rows):.3f}"
+
+
 def halves(rows: list[dict]) -> str:
-    def fig(part: list[dict]) -> str:
-        return f"{statistics.fmean(r['hit@1'] for r in part):.3f} / {statistics.fmean(r['mrr'] for r in part):.3f}"
-    return f"{fig(rows[0::2])} | {fig(rows[1::2])}"
+    return f"{hit_mrr(rows[0::2])} | {hit_mrr(rows[1::2])}"
 
 
 def main() -> int:

@@ -12,9 +12,10 @@ card ranking at weight w (0 = the search as configured).
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 from pathlib import Path
+
+from fine_windows import hit_mrr  # bench/, the script's own folder
 
 from chat.evals.retrieval import load_questions, ranked_suttas, score_question
 from indexing.settings import ScholarSettings
@@ -29,9 +30,7 @@ WEIGHTS = (0.0, 0.5, 1.0, 2.0)
 
 
 def _figures(rows: list[dict]) -> str:
-    def one(rs: list[dict]) -> str:
-        return f"{statistics.fmean(r['hit@1'] for r in rs):.3f} / {statistics.fmean(r['mrr'] for r in rs):.3f}"
-    return f"whole {one(rows)}, fit {one(rows[0::2])}, report {one(rows[1::2])}"
+    return f"whole {hit_mrr(rows)}, fit {hit_mrr(rows[0::2])}, report {hit_mrr(rows[1::2])}"
 
 
 def main() -> int:
