@@ -428,6 +428,19 @@ def test_a_translators_version_is_a_translation_question():
     assert not asks_for_translations("What is the version of events in Thig 1.1?")
 
 
+def test_asked_for_another_translation_the_question_is_a_translation_question(lib):
+    from chat.pipeline.conversation import make_plan
+    from chat.pipeline.plan import TableStep
+    from tools.search.query import analyse_query
+
+    for question in ("Is there another translation of Thig 1.1?", "Are there other translations of Thig 1.1?",
+                     "Is there a second translation of Thig 1.1?"):
+        assert asks_for_translations(question), question
+        step = make_plan(analyse_query(lib, question)).steps[0]
+        assert isinstance(step, TableStep) and step.tool == "compare_translations", question
+    assert not asks_for_translations("What other teachings does Thig 1.1 give?")
+
+
 def test_a_title_two_books_share_is_read_as_the_one_in_the_book_the_question_names():
     from chat.pipeline.tables import _pinned_text
 

@@ -17,8 +17,9 @@ from tools.texts.table_text import Block, TableText, heading, item, line, quoted
 MAX_SEGMENTS = 8
 
 _ASKS = re.compile(r"\b(?:translat\w*|render\w*|rendition)\b")
+# "Is there another translation of Thig 10.1?": a translation beside the one the reader has is asked for
 _COMPARE = re.compile(r"\b(?:compare\w*|comparison|differ\w*|difference|side by side|both|two|versions?|each|"
-                      r"how does|how do|how did)\b")
+                      r"another|other|second|alternative|how does|how do|how did)\b")
 _WORDING = re.compile(r"\b(?:versions?|wording|word(?:s|ed)? it|english|renders?|rendering)\b")
 # where a question names a translator: "Bhikkhu Bodhi's translation", "translated by Thanissaro", "how does X
 # translate"; the name is the capitalised word these leave
