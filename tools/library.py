@@ -259,7 +259,7 @@ class Library:
 
             with self._lock:
                 if self._evidence is None:
-                    self._evidence = EvidenceIndex(self.docstore, self.bm25)
+                    self._evidence = EvidenceIndex(self.docstore, self.bm25, lowercase=lambda: self.lowercase_words)
         return self._evidence
 
     def verifier(self, *, dense: bool = False, llm=None, mode: Mode = "local") -> ClaimVerifier:

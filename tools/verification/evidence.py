@@ -12,6 +12,7 @@ import logging
 import math
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,8 +22,9 @@ from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.vocabulary import document_ref, is_heading, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
 from tools.language.negation import without_negation_particles
 from tools.language.sentences import split_at_stops
+from tools.language.speakers import who_speaks
 from tools.language.words import fold, tokenize, word_list, words
-from tools.verification.claim_checks import GENERIC
+from tools.verification.claim_checks import GENERIC, names
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,7 @@ class SuttaView:
     prefixes: frozenset[str]
     lowercase: frozenset[str]  # folded words the sutta writes in lowercase: not names
     position: dict[str, int] = field(default_factory=dict)  # seg_id -> index
+    speakers: list[str | None] | None = None  # who speaks each line, once read (EvidenceIndex.speakers)
 
     @property
     def sutta_id(self) -> str:
@@ -210,9 +213,12 @@ def _matches(token: str, tokens: frozenset[str] | set[str], prefixes: frozenset[
 class EvidenceIndex:
     """Per-sutta token views (cached) and window search over them."""
 
-    def __init__(self, docstore: DocStore, bm25=None, cache_size: int = 256):
+    def __init__(self, docstore: DocStore, bm25=None, cache_size: int = 256,
+                 lowercase: Callable[[], frozenset[str]] | None = None):
         self.docstore = docstore
         self.bm25 = bm25
+        # the library's lowercase words (Library.lowercase_words): a capitalised word outside them is a name
+        self._lowercase = lowercase
         self._suttas: OrderedDict[str, SuttaView | None] = OrderedDict()
         self._cache_size = cache_size
         self._idf: dict[str, float] = {}
@@ -284,6 +290,14 @@ class EvidenceIndex:
             return None
         return SuttaView(doc, segs, frozenset(all_tokens), frozenset(p for p in map(_prefix, all_tokens) if p),
                          frozenset(lowercase), {s.seg_id: i for i, s in enumerate(segs)})
+
+    def speakers(self, view: SuttaView) -> list[str | None]:
+        """Who speaks each of the text's lines, where the text says so (tools/language/speakers.py)."""
+        if view.speakers is None:
+            lines = [s.en for s in view.segments]
+            lowercase = view.lowercase | (self._lowercase() if self._lowercase is not None else frozenset())
+            view.speakers = who_speaks(lines, frozenset(names(" ".join(lines), lowercase)))
+        return view.speakers
 
     # ---- weights -------------------------------------------------------------------------------------------
     def weights(self, tokens: list[str]) -> dict[str, float]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from tools.language.reasons import introduces_view, view_asserted
+from tools.language.speakers import BUDDHA, UNNAMED
 from tools.language.words import fold, pattern, word_list, words
 from tools.verification.evidence import matches_any
 
@@ -159,10 +160,12 @@ def _called_by_name(holder: str, lines: list[str], at: int) -> bool:
 
 
 _SUBJECT_TITLES = frozenset(fold(w) for w in word_list("subject_titles"))
+_BUDDHA_TITLES = frozenset({BUDDHA, *(fold(w) for w in word_list("speaker_titles"))})
 _TELLING = frozenset(fold(w) for w in word_list("telling_verbs"))
 DOER_WORDS = 3  # the name a sentence gives as its doer stands among its first words ("The Buddha saw …")
 ANTECEDENT_LINES = 3  # lines read back from one that tells it of "he" or "she" for the one it means
 QUOTATION_LINES = 12  # lines read back from one said in the first person for the line that says who speaks
+MIN_SAID_WORDS = 2  # words of what a sentence says someone said, besides names, to find the lines that say it
 
 
 def doer_of(claim: str, candidates: set[str]) -> str | None:
@@ -217,6 +220,46 @@ def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named:
         if teller is None or any(_same_name(d, n) for n in teller for d in {doer, *spellings}):
             return None
     return "the cited lines tell this of someone else"
+
+
+def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], speakers: list[str | None],
+                spellings: frozenset[str] = frozenset()) -> str | None:
+    """A sentence that opens with who says what it reports ("The Buddha tells Bāhiya to teach the Dhamma", "The
+    Buddha asks King Pasenadi to practice the teachings") where the lines that hold the rest are another's words in
+    the text: Bāhiya asks the Buddha to teach him, the king says he can only practice the teachings. Asked what one
+    says to another, a small model gives the words to whoever the question names, and every other word is in the
+    lines. `sayer`: the name, folded; `others`: the sentence's other names; `lines`: the lines that hold the
+    sentence, in order; `speakers`: who speaks each (tools/language/speakers.py), None where the text does not make
+    it plain; `spellings`: other ways the texts write the name. A finding only where every line that best holds the
+    rest has a known speaker, none of them the person, and none reports the person's words ("the Buddha has said
+    that …")."""
+    at = next((m for m in re.finditer(r"\w+", claim) if fold(m.group()).startswith(sayer)), None)
+    after = claim[at.end():] if at else claim
+    verb = next((w for w in re.findall(r"[\w’']+", after) if not w[:1].isupper() and w != "of"), "")
+    if fold(verb) not in _TELLING:
+        return None
+    rest = [w for w in dict.fromkeys(words(after)) if w not in others and w not in words(verb) and w != "that"]
+    if len(rest) < MIN_SAID_WORDS:
+        return None
+    shares = {i: sum(matches_any(w, set(words(line))) for w in rest) / len(rest) for i, line in enumerate(lines)}
+    top = max(shares.values(), default=0.0)
+    if top < VIEW_SHARE:
+        return None
+    names_ = {sayer, *spellings}
+    buddha = bool(names_ & _BUDDHA_TITLES)
+    for i in (i for i, share in shares.items() if share == top):
+        spoken_by = speakers[i]
+        if spoken_by is None or any(_same_name(n, spoken_by) for n in names_) or _reports(names_, lines[i]):
+            return None
+        if spoken_by.startswith(UNNAMED) and not buddha:  # "the king said": which king the text does not say here
+            return None
+    return "the cited lines are another's words"
+
+
+def _reports(names_: set[str], line: str) -> bool:
+    """The line reports what the person said ("the Buddha has said in many ways that …")."""
+    folded = fold(line)
+    return any(re.search(rf"\b{re.escape(n)}\w*\s+(?:\w+\s+){{0,2}}?{_SPEECH.pattern}", folded) for n in names_)
 
 
 def _says_i_did(line: str, verb: str) -> bool:

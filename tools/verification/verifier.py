@@ -21,6 +21,7 @@ from typing import Literal
 from indexing.vocabulary import unit_ord
 from tools.language.reasons import view_asserted
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
+from tools.language.speakers import BUDDHA
 from tools.language.words import fold, folded_words, tokenize, word_list, words
 from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
@@ -66,6 +67,7 @@ from tools.verification.relation_checks import (
     doer_check,
     doer_of,
     quote_speaker_check,
+    sayer_check,
     speaker_check,
     view_check,
 )
@@ -477,7 +479,8 @@ class ClaimVerifier:
         if strict and verdict.verdict == "supported" and not verbatim:
             other = self._done_by_another(plain, sentence.citations, views, verdict.evidence)
             if other:
-                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.DOER_DIFFERS, other
+                verdict.verdict = "unsupported"
+                verdict.finding, verdict.reason = other
         if strict and verdict.verdict == "supported" and not verbatim:
             given = self._words_given_to_another(plain, sentence.citations, views)
             if given:
@@ -558,10 +561,12 @@ class ClaimVerifier:
         return None
 
     def _done_by_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView],
-                         evidence: Evidence | None) -> str | None:
+                         evidence: Evidence | None) -> tuple[Finding, str] | None:
         """`doer_check` for the name a sentence opens with as the one who did what it says, over the cited lines
         and those the checks found it in, `ANTECEDENT_LINES` wider each side: before, the line that names whom "he"
-        means; after, the line that tells the deed ("he saw …") when the lines cited tell only what was seen."""
+        means; after, the line that tells the deed ("he saw …") when the lines cited tell only what was seen.
+        `sayer_check` for the one it says said it ("The Buddha tells Bāhiya …"), over the lines near those, with
+        who speaks each."""
         plain = _REPORTED.sub("", plain, count=1)  # "Bu Pc 53 says that the Buddha saw …": the Buddha saw it
         given = _names(plain, views)
         doer = doer_of(plain, set(given) | _SPEAKER_TITLES)
@@ -577,17 +582,29 @@ class ClaimVerifier:
             found = [view.position[s] for s in (evidence.seg_start, evidence.seg_end) if s in view.position]
             spans.setdefault(view.sutta_id, []).extend(found)
         lines: list[str] = []
+        said: list[str] = []  # the lines near those cited, with who speaks each, for a sentence of what one says
+        speakers: list[str | None] = []
         for sutta_id, ends in spans.items():
             view = by_doc[sutta_id]
             lo, hi = max(0, min(ends) - QUOTATION_LINES), max(ends) + ANTECEDENT_LINES + 1
             lines.extend(s.en for s in view.segments[lo:hi])
+            who = self.index.speakers(view)
+            if _same_speaker(doer, who):
+                near = max(0, min(ends) - ANTECEDENT_LINES)
+                said.extend(s.en for s in view.segments[near:hi])
+                speakers.extend(who[near:hi])
         lowercase = frozenset().union(*(v.lowercase for v in views))
         named = [{k for k, w in names(line, lowercase).items() if not spoken_to(w, line)}
                  | {t for t in _SPEAKER_TITLES if t in re.findall(r"\w+", fold(line))} for line in lines]
         # "Maha Kassapa" is the texts' Mahākassapa; the Buddha is also the Teacher and the Realized One
         spellings = frozenset({joined_name(doer, given[doer])} if doer in given else
                               _SPEAKER_TITLES if doer in _SPEAKER_TITLES else ())
-        return doer_check(plain, doer, set(given) - {doer}, lines, named, spellings)
+        others = set(given) - {doer}
+        if deed := doer_check(plain, doer, others, lines, named, spellings):
+            return Finding.DOER_DIFFERS, deed
+        if said and (words_of := sayer_check(plain, doer, others, said, speakers, spellings)):
+            return Finding.WORDS_GIVEN_TO_ANOTHER, words_of
+        return None
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included),
@@ -1127,6 +1144,13 @@ def is_claim(sentence: Sentence) -> bool:
 # Words for the Buddha where he is the one who speaks: a speaker as a name is (he is no name to `names`)
 _SPEAKER_TITLES = frozenset(fold(w) for w in word_list("speaker_titles"))
 _REPORTED = re.compile(rf"^\s*(?:{MENTION.pattern})\s+says\s+that\s+", re.IGNORECASE)  # the say-again opener
+
+
+def _same_speaker(person: str, speakers: list[str | None]) -> bool:
+    """The person speaks somewhere in the text (the Buddha under any of his titles): only then can the lines be
+    found to be another's words rather than theirs."""
+    person = BUDDHA if person in _SPEAKER_TITLES else person
+    return any(s is not None and (s == person or s[:4] == person[:4]) for s in speakers)
 
 
 def _section(seg_id: str) -> str:
