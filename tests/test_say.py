@@ -395,3 +395,24 @@ async def test_a_reply_that_only_restates_the_example_is_asked_for_again(base):
     answer = await scholar.aask(QUESTION)
     assert [s.text for s in answer.sentences if s.origin == "model"] == [right[4:]]
     assert "potter" not in answer.answer and not answer.unsupported_claims  # the echo is no claim to list
+
+
+def test_a_dialogue_s_untagged_quotations_are_shown_to_the_model_with_who_says_them():
+    from chat.pipeline.say import Said, listing
+    from tools.search.windows import EvidenceWindow
+
+    texts = ("“What do you think, great king? What would you do?”",
+             "“Sir, what could I do but practice the teachings?”",
+             "Then the Buddha said to him,", "“Good, great king.”")
+    window = EvidenceWindow("sn3.99", "SN 3.99", "The Mountain", ("sn3.99:1.1", "sn3.99:1.2", "sn3.99:1.3",
+                                                                  "sn3.99:1.4"), texts, 1.0, "sn3.99:1.1")
+    shown = listing([window], [["the Buddha", "King Pasenadi", None, "the Buddha"]])
+    # each reply the text leaves untagged is opened by its speaker; the one it introduces itself is not tagged again
+    assert shown == ("[1] The Buddha: “What do you think, great king? What would you do?” King Pasenadi: “Sir, what "
+                     "could I do but practice the teachings?” Then the Buddha said to him, “Good, great king.”")
+    # narration alone, the Buddha's words alone, or no voices known: the lines as one quotation, as before
+    plain = f"[1] “{' '.join(texts).strip('“”')}”"
+    assert listing([window]) == plain
+    assert listing([window], [["the Buddha", None, None, "the Buddha"]]) == plain
+    # the script's line copied with its speaker is still a copy of the line
+    assert copied(Said(1, "King Pasenadi: “Sir, what could I do but practice the teachings?”"), [window])

@@ -43,7 +43,7 @@ def test_an_introduction_names_the_speaker_and_the_replies_alternate():
     assert speakers[4] == "buddha"
     assert speakers[5] == "pasenadi"
     assert speakers[7] == "~deity"  # known only as a deity: not the Buddha, whoever it is
-    assert speakers[8] is None  # "someone": the text does not say
+    assert speakers[8] == ""  # "someone": the text does not say
 
 
 def test_a_quotation_that_calls_someone_is_not_theirs():
@@ -55,7 +55,7 @@ def test_a_quotation_that_calls_someone_is_not_theirs():
     asked = ["The king went over to Aṅgulimāla and said,", "“Sir, are you Aṅgulimāla?”", "“Yes, great king.”"]
     assert who_speaks(asked, {"angulimala"}) == [None, "~king", "angulimala"]
     # a pronoun names no one: the speaker is unknown
-    assert who_speaks(["He went up and said,", "“Good.”"], set()) == [None, None]
+    assert who_speaks(["He went up and said,", "“Good.”"], set()) == [None, ""]
 
 
 def _store(tmp_path: Path):
@@ -100,3 +100,12 @@ def test_a_sentence_that_gives_the_king_s_reply_to_the_buddha_does_not_stand(dia
     # whose words these are the text does not say: nothing is found against the sentence
     unknown = _verify(dialogue, "The Buddha says that the treasury is full [SN 3.99:2.3].")
     assert unknown.finding is not Finding.WORDS_GIVEN_TO_ANOTHER, unknown.reason
+
+
+def test_a_tag_after_a_quotation_names_who_said_it_and_what_follows():
+    # the Sutta Nipāta's way: the first words, then "said X," and the rest of the same speech
+    lines = ["“To the imperturbable, the seer of the root,”", "said Venerable Puṇṇaka,",
+             "“I have come with a question.”", "“Whatever seers and men,”", "replied the Buddha,",
+             "“performed sacrifices bound to old age.”", "“Yes, sir,” replied those mendicants. They did as the Buddha "
+             "asked."]
+    assert who_speaks(lines, {"punnaka"}) == ["punnaka", None, "punnaka", "buddha", None, "buddha", "~mendicants"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from chat.pipeline.answer import Answer, AnswerSentence, Citation
 from indexing.vocabulary import segment_key
+from tools.language.speakers import BUDDHA_NAMED
 from tools.search.windows import REPLY_CHARS, EvidenceWindow
 from tools.turn import TurnRecorder
 
@@ -29,8 +30,32 @@ def quote_text(window: EvidenceWindow, limit: int = KEY_LINES_CHARS) -> str:
     """The window's lines as one quotation: verse line marks become spaces, and a long window is cut once past
     `limit`: at the end of a segment, or, when a single long line (a list) would fill the quotation, at the last
     sentence or word that fits, marked with an ellipsis."""
+    return _joined(window.texts, limit).strip("“”\"'‘’ ").rstrip(",;:—")
+
+
+def script_text(window: EvidenceWindow, voices: Sequence[str | None], limit: int = KEY_LINES_CHARS) -> str | None:
+    """The window's lines as a dialogue's script, each quotation the text does not introduce on its own line
+    opened by who says it ("King Pasenadi: “Sir, what could I do …”"), where someone other than the Buddha speaks
+    in them; None when no line needs it. `voices`: who says each line (`EvidenceIndex.voices`)."""
+    if all(v in (None, BUDDHA_NAMED) for v in voices):
+        return None  # the Buddha's words alone: the model takes them for his anyway, and a name invites a copy
+    texts: list[str] = []
+    tagged = False
+    before: str | None = None
+    for k, (text, voice) in enumerate(zip(window.texts, voices, strict=False)):
+        # a quotation opened with no introduction (the line before ends otherwise), or the window's first line
+        # inside one
+        opens = text.lstrip().startswith("“") and not (k and texts[-1].rstrip().endswith((":", ",")))
+        if voice and voice != before and (opens or k == 0):
+            text, tagged = f"{voice[:1].upper()}{voice[1:]}: {text.lstrip()}", True
+        texts.append(text)
+        before = voice
+    return _joined(texts, limit).strip().rstrip(",;:—") if tagged else None
+
+
+def _joined(texts: Sequence[str], limit: int) -> str:
     out = ""
-    for text in window.texts:
+    for text in texts:
         line = " ".join(text.replace("<j>", " ").split())
         if not line:
             continue
@@ -40,7 +65,7 @@ def quote_text(window: EvidenceWindow, limit: int = KEY_LINES_CHARS) -> str:
                 out = f"{out} {_cut(line, room)}"
             break
         out = f"{out} {line}".strip()
-    return out.strip("“”\"'‘’ ").rstrip(",;:—")
+    return out
 
 
 def _cut(line: str, room: int) -> str:

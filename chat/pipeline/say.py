@@ -15,12 +15,13 @@ reference), so the same checks judge it as any other answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
-from chat.pipeline.compose import quote_text
+from chat.pipeline.compose import quote_text, script_text
 from chat.pipeline.draft import with_refs
 from chat.pipeline.grammar import OTHER_SCRIPTS
 from indexing.vocabulary import ABSTAIN_SENTENCE
@@ -110,11 +111,12 @@ def copied(said: Said, windows: list[EvidenceWindow]) -> bool:
     verse alone does, and says nothing the quotation below it does not. Any line's words: the model may copy
     another line than the one it numbered."""
     text = said.text.removeprefix(reported_opener(windows[said.line - 1])).strip()
-    words = plain_words(text)
+    words = plain_words(_SCRIPT_TAG.sub("", text))  # "King Pasenadi: “Sir, …”": the script's line, copied
     return len(words.split()) >= VERBATIM_WORDS and any(f" {words} " in f" {plain_words(line_text(w))} "
                                                         for w in windows)
 
 
+_SCRIPT_TAG = re.compile(r"^(?:[A-Z][\w’'-]*\s){0,3}[A-Z][\w’'-]*:\s*")
 _QUOTED_SPAN = re.compile(r"[“\"][^“”\"]*[”\"]")
 
 
@@ -179,11 +181,17 @@ def line_text(window: EvidenceWindow) -> str:
     return quote_text(window, LINE_CHARS)
 
 
-def listing(windows: list[EvidenceWindow]) -> str:
+def listing(windows: list[EvidenceWindow], voices: Sequence[Sequence[str | None]] = ()) -> str:
     """The selected lines, numbered 1..k, as the model reads them: their words alone. Shown with its reference
     ("MN 24:14.3–14.5") or title, the model copied them into its sentences ("MN 24: 14.3–14.5: …"), which the checks
-    then read as numbers the line does not hold."""
-    return "\n".join(f"[{i}] “{line_text(w)}”" for i, w in enumerate(windows, 1))
+    then read as numbers the line does not hold. `voices`: who says each window's lines; a dialogue's quotations
+    that the text leaves untagged are shown as a script ("King Pasenadi: “Sir, what could I do …”"): shown
+    without, the model gives the words to whoever the question names."""
+    out = []
+    for i, window in enumerate(windows, 1):
+        script = script_text(window, voices[i - 1], LINE_CHARS) if i <= len(voices) else None
+        out.append(f"[{i}] {script}" if script else f"[{i}] “{line_text(window)}”")
+    return "\n".join(out)
 
 
 # The texts' way of setting out a list: "Mendicants, there are these four perils. What four? The perils of fire, …"
@@ -202,11 +210,12 @@ def list_hint(question: str, windows: list[EvidenceWindow]) -> str:
     return ""
 
 
-def say_messages(question: str, windows: list[EvidenceWindow], hints: str = "") -> list[ChatMessage]:
-    """The prompt: the rules (the same for every question, so llama.cpp reuses their cache), then the lines and the
-    question."""
+def say_messages(question: str, windows: list[EvidenceWindow], hints: str = "",
+                 voices: Sequence[Sequence[str | None]] = ()) -> list[ChatMessage]:
+    """The prompt: the rules (the same for every question, so llama.cpp reuses their cache), then the lines (with
+    who says them, `listing`) and the question."""
     system = load_prompt("say_system").strip()
-    user = load_prompt("say_user", lines=listing(windows), question=question,
+    user = load_prompt("say_user", lines=listing(windows, voices), question=question,
                        hints=f"\n{hints.strip()}\n" if hints.strip() else "").strip()
     return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]
 

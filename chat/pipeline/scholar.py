@@ -432,7 +432,8 @@ class Scholar:
         at = next((k for k, w in enumerate(chosen, 1) if premise is not None and w.overlaps(premise.window)), None)
         hints = "\n".join(h for h in (plan.hints(), recap, premise.hint(at) if premise else "",
                                       list_hint(turn.question, chosen)) if h)
-        messages = say_messages(turn.question, chosen, hints)
+        voices = [self.library.evidence.voices(w.doc_id, w.seg_ids) for w in chosen]
+        messages = say_messages(turn.question, chosen, hints, voices)
         grammar = say_grammar(len(chosen))
         try:
             reply = await self._ask(messages, grammar)

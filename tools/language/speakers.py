@@ -14,7 +14,7 @@ speaker when the text makes it plain:
 - a quotation that opens by calling someone ("Rāhula, do you see …", "Sir, …") is not theirs: a speaker found for it
   who is the one called gives way to the other party.
 
-Everywhere else the speaker is unknown (None): a pronoun ("He went to Sāti and said to him"), a deity never named, a
+Everywhere else the speaker is unknown (""): a pronoun ("He went to Sāti and said to him"), a deity never named, a
 reply after a quotation whose listener is unknown. The Buddha's names and epithets are one person, "buddha".
 """
 
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from tools.language.words import fold, pattern, word_set
 
 BUDDHA = "buddha"
+BUDDHA_NAMED = "the Buddha"  # as a reader is told who speaks
 UNNAMED = "~"  # before a speaker known only by what they are ("~deity"): not the Buddha, else unknown
 _BUDDHA_NAMES = frozenset(fold(w) for w in word_set("buddha_names"))
 _SPEECH = pattern("speech_verbs")
@@ -39,33 +40,71 @@ _CALLED = re.compile(r"^\W*(?:[A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñ�
 
 
 def who_speaks(lines: Sequence[str], known: set[str] | frozenset[str]) -> list[str | None]:
-    """The speaker of each line (folded name, "buddha" for the Buddha), None where a line is narration or the text
-    does not make the speaker plain. `known`: the folded names of the people the text names (in any line, not at a
-    sentence's start: `claim_checks.names` of the whole text), which tell a name from a capitalised word."""
+    """The speaker of each line (folded name, "buddha" for the Buddha): None where a line is narration, "" where
+    it is inside a quotation whose speaker the text does not make plain. `known`: the folded names of the people
+    the text names (in any line, not at a sentence's start: `claim_checks.names` of the whole text), which tell a
+    name from a capitalised word."""
     out: list[str | None] = []
     depth = 0
     speaker: str | None = None
     last: tuple[str | None, str | None] = (None, None)  # the last quotation's speaker and listener
+    before: str | None = None  # the speaker of the quotation before the last
+    quoted: list[int] = []  # the lines of the last quotation
     tail = ""  # the previous line's words after its last closing mark: an introduction when it ends with ":" or ","
-    for line in lines:
+    for k, line in enumerate(lines):
         inside = depth > 0
         start = 0
-        for m in re.finditer(r"[“”]", line):
+        marks = list(re.finditer(r"[“”]", line))
+        # a tag after a quotation ("“To the imperturbable,” / said Venerable Puṇṇaka,") names who said it
+        if depth == 0 and quoted and (found := _postposed(line[: marks[0].start()] if marks else line, known)):
+            speaker, last, quoted, out = _retold(found, before, quoted, out)
+        for m in marks:
             if m.group() == "”":
                 depth = max(0, depth - 1)
                 start = m.end()
+                if depth == 0:
+                    after = line[start:].split("“", 1)[0]
+                    if found := _postposed(after, known):
+                        inside = True
+                        speaker, last, quoted, out = _retold(found, before, [*quoted, k], out)
                 continue
             if depth == 0:
                 head = line[start:m.start()]
                 intro = head if re.search(r"\w", head) else (tail if tail.rstrip().endswith((":", ",")) else None)
+                before = last[0]
                 speaker, listener = _parties(intro, known, last)
                 speaker, listener = _called(line[m.end():], known, speaker, listener)
                 last = (speaker, listener)
+                quoted = []
                 inside = True
             depth += 1
-        out.append(speaker if inside else None)
+        if inside:
+            quoted.append(k)
+        out.append((speaker or "") if inside else None)
         tail = line[start:] if "”" in line else line
     return out
+
+
+def _postposed(text: str, known) -> str | None:
+    """The speaker a tag after a quotation names ("said Venerable Puṇṇaka,", "replied the Buddha."): its verb of
+    speech comes first."""
+    folded = fold(text)
+    verb = _SPEECH.search(folded)
+    if verb is None or re.search(r"\w", folded[: verb.start()]):
+        return None
+    # the tag's own words, to its first stop: "replied those mendicants. They did as the Buddha asked"
+    end = verb.end() + (m.start() if (m := re.search(r"[.,;:!?]", folded[verb.end():])) else len(folded))
+    named = [p for at, p, prepositional in _people(text[:end], known) if at > verb.start() and not prepositional]
+    return named[0] if named else _unnamed(folded[verb.end():end])
+
+
+def _retold(found: str, before: str | None, quoted: list[int], out: list[str | None]
+            ) -> tuple[str, tuple[str | None, str | None], list[int], list[str | None]]:
+    """The last quotation's lines given to the speaker its tag names; the one spoken to is whoever spoke before."""
+    for i in quoted:
+        if i < len(out):
+            out[i] = found
+    return found, (found, before if before != found else None), quoted, out
 
 
 def _parties(intro: str | None, known, last: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
@@ -80,7 +119,7 @@ def _parties(intro: str | None, known, last: tuple[str | None, str | None]) -> t
     verb = verbs[-1].start()
     named = _people(intro, known)
     free = [p for at, p, prepositional in named if at < verb and not prepositional]
-    speaker = free[-1] if free else _unnamed(fold(intro)[:verb])
+    speaker = free[-1] if free else (_unnamed(fold(intro)[:verb]) or _postposed(intro, known))
     after = [p for at, p, _ in named if at > verb and p != speaker]
     before = [p for _, p, prepositional in sorted(named, key=lambda n: n[2]) if p != speaker]
     listener = after[0] if after else (before[0] if before else None)

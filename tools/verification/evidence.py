@@ -12,7 +12,7 @@ import logging
 import math
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -22,7 +22,7 @@ from indexing.stores.docstore import DocStore, DocumentRecord
 from indexing.vocabulary import document_ref, is_heading, parse_uid, segment_ref, sutta_id_to_uid, unit_id, unit_ord
 from tools.language.negation import without_negation_particles
 from tools.language.sentences import split_at_stops
-from tools.language.speakers import who_speaks
+from tools.language.speakers import BUDDHA, BUDDHA_NAMED, UNNAMED, who_speaks
 from tools.language.words import fold, tokenize, word_list, words
 from tools.verification.claim_checks import GENERIC, names
 
@@ -89,6 +89,7 @@ class SuttaView:
     lowercase: frozenset[str]  # folded words the sutta writes in lowercase: not names
     position: dict[str, int] = field(default_factory=dict)  # seg_id -> index
     speakers: list[str | None] | None = None  # who speaks each line, once read (EvidenceIndex.speakers)
+    people: dict[str, str] = field(default_factory=dict)  # the names it speaks of, folded -> as written
 
     @property
     def sutta_id(self) -> str:
@@ -296,8 +297,25 @@ class EvidenceIndex:
         if view.speakers is None:
             lines = [s.en for s in view.segments]
             lowercase = view.lowercase | (self._lowercase() if self._lowercase is not None else frozenset())
-            view.speakers = who_speaks(lines, frozenset(names(" ".join(lines), lowercase)))
+            view.people = names(" ".join(lines), lowercase)
+            view.speakers = who_speaks(lines, frozenset(view.people))
         return view.speakers
+
+    def voices(self, doc_id: str, seg_ids: Sequence[str]) -> list[str | None]:
+        """Who says each of the lines `seg_ids`, named as the text writes it ("the Buddha", "Pasenadi"); None for
+        narration and for a speaker the text does not name."""
+        view = self.sutta(doc_id)
+        if view is None:
+            return [None] * len(seg_ids)
+        who = self.speakers(view)
+        out: list[str | None] = []
+        for seg_id in seg_ids:
+            person = who[view.position[seg_id]] if seg_id in view.position else None
+            if not person or person.startswith(UNNAMED):
+                out.append(None)
+            else:
+                out.append(BUDDHA_NAMED if person == BUDDHA else view.people.get(person))
+        return out
 
     # ---- weights -------------------------------------------------------------------------------------------
     def weights(self, tokens: list[str]) -> dict[str, float]:

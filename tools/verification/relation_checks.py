@@ -229,10 +229,10 @@ def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], spea
     the text: Bāhiya asks the Buddha to teach him, the king says he can only practice the teachings. Asked what one
     says to another, a small model gives the words to whoever the question names, and every other word is in the
     lines. `sayer`: the name, folded; `others`: the sentence's other names; `lines`: the lines that hold the
-    sentence, in order; `speakers`: who speaks each (tools/language/speakers.py), None where the text does not make
-    it plain; `spellings`: other ways the texts write the name. A finding only where every line that best holds the
-    rest has a known speaker, none of them the person, and none reports the person's words ("the Buddha has said
-    that …")."""
+    sentence, in order; `speakers`: who speaks each (tools/language/speakers.py; None or "" where no one or no one
+    the text makes plain); `spellings`: other ways the texts write the name. A finding only where every line that
+    best holds the rest has a known speaker, none of them the person, and none reports the person's words ("the
+    Buddha has said that …")."""
     at = next((m for m in re.finditer(r"\w+", claim) if fold(m.group()).startswith(sayer)), None)
     after = claim[at.end():] if at else claim
     verb = next((w for w in re.findall(r"[\w’']+", after) if not w[:1].isupper() and w != "of"), "")
@@ -241,7 +241,10 @@ def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], spea
     rest = [w for w in dict.fromkeys(words(after)) if w not in others and w not in words(verb) and w != "that"]
     if len(rest) < MIN_SAID_WORDS:
         return None
-    shares = {i: sum(matches_any(w, set(words(line))) for w in rest) / len(rest) for i, line in enumerate(lines)}
+    # a line with the one before it when the same person says both: what is said runs over a speaker's lines
+    held = [set(words(line)) | (set(words(lines[i - 1])) if i and speakers[i] and speakers[i - 1] == speakers[i]
+                                else set()) for i, line in enumerate(lines)]
+    shares = {i: sum(matches_any(w, h) for w in rest) / len(rest) for i, h in enumerate(held)}
     top = max(shares.values(), default=0.0)
     if top < VIEW_SHARE:
         return None
@@ -249,7 +252,7 @@ def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], spea
     buddha = bool(names_ & _BUDDHA_TITLES)
     for i in (i for i, share in shares.items() if share == top):
         spoken_by = speakers[i]
-        if spoken_by is None or any(_same_name(n, spoken_by) for n in names_) or _reports(names_, lines[i]):
+        if not spoken_by or any(_same_name(n, spoken_by) for n in names_) or _reports(names_, lines[i]):
             return None
         if spoken_by.startswith(UNNAMED) and not buddha:  # "the king said": which king the text does not say here
             return None

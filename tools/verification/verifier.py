@@ -1150,7 +1150,7 @@ def _same_speaker(person: str, speakers: list[str | None]) -> bool:
     """The person speaks somewhere in the text (the Buddha under any of his titles): only then can the lines be
     found to be another's words rather than theirs."""
     person = BUDDHA if person in _SPEAKER_TITLES else person
-    return any(s is not None and (s == person or s[:4] == person[:4]) for s in speakers)
+    return any(s and (s == person or s[:4] == person[:4]) for s in speakers)
 
 
 def _section(seg_id: str) -> str:
