@@ -109,3 +109,11 @@ def test_a_tag_after_a_quotation_names_who_said_it_and_what_follows():
              "“performed sacrifices bound to old age.”", "“Yes, sir,” replied those mendicants. They did as the Buddha "
              "asked."]
     assert who_speaks(lines, {"punnaka"}) == ["punnaka", None, "punnaka", "buddha", None, "buddha", "~mendicants"]
+
+
+def test_the_lines_of_a_text_are_named_by_who_says_them_as_the_text_writes_the_name(dialogue):
+    store, bm25 = dialogue
+    index = EvidenceIndex(store, bm25)
+    voices = index.voices("sn3.99", ["sn3.99:1.2", "sn3.99:1.3", "sn3.99:1.4", "sn3.99:2.2", "sn3.99:2.3"])
+    # narration, the Buddha, the king as the text names him; a deity and "someone" are named by no one
+    assert voices == [None, "the Buddha", "King Pasenadi", None, None]
