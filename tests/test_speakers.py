@@ -117,3 +117,15 @@ def test_the_lines_of_a_text_are_named_by_who_says_them_as_the_text_writes_the_n
     voices = index.voices("sn3.99", ["sn3.99:1.2", "sn3.99:1.3", "sn3.99:1.4", "sn3.99:2.2", "sn3.99:2.3"])
     # narration, the Buddha, the king as the text names him; a deity and "someone" are named by no one
     assert voices == [None, "the Buddha", "King Pasenadi", None, None]
+
+
+def test_a_story_that_begins_is_narration_and_a_reply_goes_to_the_one_spoken_to_by_either_name():
+    lines = ["“This will affect people’s confidence …", "At one time Venerable Mahākaccāna was staying in Avantī.",
+             "On one occasion Soṇa went to Mahākaccāna, bowed, sat down,", "and said,",
+             "“Please give me the going forth.”", "“It’s difficult, Soṇa, to live the spiritual life.”"]
+    # a mark left open before a story begins does not make the story speech; "and said," goes on from the line before
+    assert who_speaks(lines, {"mahakaccana", "sona", "avanti"}) == ["", None, None, None, "sona", "mahakaccana"]
+    # Mahāpajāpati Gotamī is one person: the one she speaks to is the Buddha, and he replies
+    named = ["Then Mahāpajāpati Gotamī went up to the Buddha, bowed, and said,",
+             "“Sir, please allow women to go forth.”", "“Let it be, Gotamī, don’t pursue this idea.”"]
+    assert who_speaks(named, {"mahapajapati", "gotami"}) == [None, "gotami", "buddha"]

@@ -33,9 +33,11 @@ _SPEECH = pattern("speech_verbs")
 _TO_THE_BUDDHA = pattern("addresses_the_buddha")
 _AFTER_PREPOSITION = pattern("after_preposition")
 _UNNAMED_SPEAKERS = word_set("unnamed_speakers")
+_STORY_OPENS = pattern("story_opens")
 _SIR = re.compile(r"^\W*(?:venerable |good )?sirs?\b")
 # a capitalised word, or an epithet of two ("Blessed One")
 _CAPITALISED = re.compile(r"(?<![\w’'])((?:Blessed|Realized|Holy) One|[A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+)")
+_TWO_NAMES = re.compile(r"([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+)\s+(?=([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+))")
 _CALLED = re.compile(r"^\W*(?:[A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+\s)*([A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+)\s*[,!]")
 
 
@@ -52,6 +54,8 @@ def who_speaks(lines: Sequence[str], known: set[str] | frozenset[str]) -> list[s
     quoted: list[int] = []  # the lines of the last quotation
     tail = ""  # the previous line's words after its last closing mark: an introduction when it ends with ":" or ","
     for k, line in enumerate(lines):
+        if depth and _STORY_OPENS.match(fold(line)):
+            depth = 0  # a story begins ("At one time Venerable Mahākaccāna was staying …"): a mark left unclosed
         inside = depth > 0
         start = 0
         marks = list(re.finditer(r"[“”]", line))
@@ -81,7 +85,10 @@ def who_speaks(lines: Sequence[str], known: set[str] | frozenset[str]) -> list[s
         if inside:
             quoted.append(k)
         out.append((speaker or "") if inside else None)
-        tail = line[start:] if "”" in line else line
+        # an introduction that goes on from the line before ("Soṇa went to Mahākaccāna, bowed, sat down, / and
+        # said,") is read with it
+        rest = line[start:] if "”" in line else line
+        tail = f"{tail} {rest}" if rest.strip()[:1].islower() and "”" not in line else rest
     return out
 
 
@@ -120,10 +127,22 @@ def _parties(intro: str | None, known, last: tuple[str | None, str | None]) -> t
     named = _people(intro, known)
     free = [p for at, p, prepositional in named if at < verb and not prepositional]
     speaker = free[-1] if free else (_unnamed(fold(intro)[:verb]) or _postposed(intro, known))
-    after = [p for at, p, _ in named if at > verb and p != speaker]
-    before = [p for _, p, prepositional in sorted(named, key=lambda n: n[2]) if p != speaker]
+    # the speaker's other name beside it ("Mahāpajāpati Gotamī") is the speaker, not the one spoken to
+    same = {speaker, *_one_name(intro, known, speaker)}
+    after = [p for at, p, _ in named if at > verb and p not in same]
+    before = [p for _, p, prepositional in sorted(named, key=lambda n: n[2]) if p not in same]
     listener = after[0] if after else (before[0] if before else None)
     return speaker, listener
+
+
+def _one_name(text: str, known, person: str | None) -> set[str]:
+    """The names written beside `person` as one name ("Mahāpajāpati Gotamī", "Soṇa Kuṭikaṇṇa")."""
+    out: set[str] = set()
+    for m in _TWO_NAMES.finditer(text):
+        pair = {_person(m.group(1), known), _person(m.group(2), known)}
+        if person in pair and None not in pair:
+            out |= {p for p in pair if p is not None}
+    return out
 
 
 def _unnamed(before_verb: str) -> str | None:
