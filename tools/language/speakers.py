@@ -28,7 +28,7 @@ from tools.language.words import fold, pattern, word_set
 BUDDHA = "buddha"
 BUDDHA_NAMED = "the Buddha"  # as a reader is told who speaks
 UNNAMED = "~"  # before a speaker known only by what they are ("~deity"): not the Buddha, else unknown
-_BUDDHA_NAMES = frozenset(fold(w) for w in word_set("buddha_names"))
+BUDDHA_NAMES = frozenset(fold(w) for w in word_set("buddha_names"))
 _SPEECH = pattern("speech_verbs")
 _TO_THE_BUDDHA = pattern("addresses_the_buddha")
 _AFTER_PREPOSITION = pattern("after_preposition")
@@ -61,7 +61,7 @@ def who_speaks(lines: Sequence[str], known: set[str] | frozenset[str]) -> list[s
         marks = list(re.finditer(r"[“”]", line))
         # a tag after a quotation ("“To the imperturbable,” / said Venerable Puṇṇaka,") names who said it
         if depth == 0 and quoted and (found := _postposed(line[: marks[0].start()] if marks else line, known)):
-            speaker, last, quoted, out = _retold(found, before, quoted, out)
+            speaker, last = found, _retold(found, before, quoted, out)
         for m in marks:
             if m.group() == "”":
                 depth = max(0, depth - 1)
@@ -70,7 +70,7 @@ def who_speaks(lines: Sequence[str], known: set[str] | frozenset[str]) -> list[s
                     after = line[start:].split("“", 1)[0]
                     if found := _postposed(after, known):
                         inside = True
-                        speaker, last, quoted, out = _retold(found, before, [*quoted, k], out)
+                        speaker, last = found, _retold(found, before, quoted, out)
                 continue
             if depth == 0:
                 head = line[start:m.start()]
@@ -105,13 +105,12 @@ def _postposed(text: str, known) -> str | None:
     return named[0] if named else _unnamed(folded[verb.end():end])
 
 
-def _retold(found: str, before: str | None, quoted: list[int], out: list[str | None]
-            ) -> tuple[str, tuple[str | None, str | None], list[int], list[str | None]]:
-    """The last quotation's lines given to the speaker its tag names; the one spoken to is whoever spoke before."""
+def _retold(found: str, before: str | None, quoted: list[int], out: list[str | None]) -> tuple[str, str | None]:
+    """The last quotation's lines (in `out`) given to the speaker its tag names; returns (speaker, listener): the
+    one spoken to is whoever spoke before."""
     for i in quoted:
-        if i < len(out):
-            out[i] = found
-    return found, (found, before if before != found else None), quoted, out
+        out[i] = found
+    return found, before if before != found else None
 
 
 def _parties(intro: str | None, known, last: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
@@ -187,6 +186,6 @@ def _people(text: str, known) -> list[tuple[int, str, bool]]:
 
 def _person(word: str, known) -> str | None:
     folded = fold(word)
-    if folded in _BUDDHA_NAMES or folded.split()[0] in _BUDDHA_NAMES and folded.endswith(" one"):
+    if folded in BUDDHA_NAMES or folded.split()[0] in BUDDHA_NAMES and folded.endswith(" one"):
         return BUDDHA
     return folded if folded in known else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from tools.language.reasons import introduces_view, view_asserted
-from tools.language.speakers import BUDDHA, UNNAMED
+from tools.language.speakers import BUDDHA, BUDDHA_NAMES, UNNAMED
 from tools.language.words import fold, pattern, word_list, words
 from tools.verification.evidence import matches_any
 
@@ -160,7 +160,6 @@ def _called_by_name(holder: str, lines: list[str], at: int) -> bool:
 
 
 _SUBJECT_TITLES = frozenset(fold(w) for w in word_list("subject_titles"))
-_BUDDHA_TITLES = frozenset({BUDDHA, *(fold(w) for w in word_list("speaker_titles"))})
 _TELLING = frozenset(fold(w) for w in word_list("telling_verbs"))
 DOER_WORDS = 3  # the name a sentence gives as its doer stands among its first words ("The Buddha saw …")
 ANTECEDENT_LINES = 3  # lines read back from one that tells it of "he" or "she" for the one it means
@@ -195,11 +194,8 @@ def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named:
     to ("Mallikā, these …"); `spellings`: other ways the texts write the name ("Maha Kassapa" as Mahākassapa). No
     finding where no line holds the verb and most of the rest, or one that does is told of the person or of no one
     named."""
-    at = next((m for m in re.finditer(r"\w+", claim) if fold(m.group()).startswith(doer)), None)
-    after = claim[at.end():] if at else claim  # "King Pasenadi of Kosala saw …": what follows the name
-    # the first word after the name that is not part of it ("of Kosala"): a verb of saying gives what the lines say
-    said = next((w for w in re.findall(r"[\w’']+", after) if not w[:1].isupper() and w != "of"), "")
-    if fold(said) in _TELLING:
+    after, said = _after_name(claim, doer)
+    if fold(said) in _TELLING:  # a verb of saying gives what the lines say
         return None
     rest = [w for w in dict.fromkeys(words(after)) if w not in others]
     if len(rest) < 2:
@@ -222,6 +218,21 @@ def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named:
     return "the cited lines tell this of someone else"
 
 
+def _after_name(claim: str, name: str) -> tuple[str, str]:
+    """What follows the name a sentence opens with ("King Pasenadi of Kosala saw …" -> " of Kosala saw …"), and its
+    first word that is not part of the name ("saw"; not "of Kosala")."""
+    at = next((m for m in re.finditer(r"\w+", claim) if fold(m.group()).startswith(name)), None)
+    after = claim[at.end():] if at else claim
+    return after, next((w for w in re.findall(r"[\w’']+", after) if not w[:1].isupper() and w != "of"), "")
+
+
+def speaks_in(person: str, speakers: list[str | None]) -> bool:
+    """The person (the Buddha under any of his titles) speaks somewhere among `speakers`: only then can lines be
+    found to be another's words rather than theirs."""
+    person = BUDDHA if person in BUDDHA_NAMES else person
+    return any(s and _same_name(person, s) for s in speakers)
+
+
 def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], speakers: list[str | None],
                 spellings: frozenset[str] = frozenset()) -> str | None:
     """A sentence that opens with who says what it reports ("The Buddha tells Bāhiya to teach the Dhamma", "The
@@ -233,9 +244,7 @@ def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], spea
     the text makes plain); `spellings`: other ways the texts write the name. A finding only where every line that
     best holds the rest has a known speaker, none of them the person, and none reports the person's words ("the
     Buddha has said that …")."""
-    at = next((m for m in re.finditer(r"\w+", claim) if fold(m.group()).startswith(sayer)), None)
-    after = claim[at.end():] if at else claim
-    verb = next((w for w in re.findall(r"[\w’']+", after) if not w[:1].isupper() and w != "of"), "")
+    after, verb = _after_name(claim, sayer)
     if fold(verb) not in _TELLING:
         return None
     rest = [w for w in dict.fromkeys(words(after)) if w not in others and w not in words(verb) and w != "that"]
@@ -249,7 +258,7 @@ def sayer_check(claim: str, sayer: str, others: set[str], lines: list[str], spea
     if top < VIEW_SHARE:
         return None
     names_ = {sayer, *spellings}
-    buddha = bool(names_ & _BUDDHA_TITLES)
+    buddha = bool(names_ & ({BUDDHA} | BUDDHA_NAMES))
     for i in (i for i, share in shares.items() if share == top):
         spoken_by = speakers[i]
         if not spoken_by or any(_same_name(n, spoken_by) for n in names_) or _reports(names_, lines[i]):

@@ -21,7 +21,6 @@ from typing import Literal
 from indexing.vocabulary import unit_ord
 from tools.language.reasons import view_asserted
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
-from tools.language.speakers import BUDDHA
 from tools.language.words import fold, folded_words, tokenize, word_list, words
 from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
@@ -69,6 +68,7 @@ from tools.verification.relation_checks import (
     quote_speaker_check,
     sayer_check,
     speaker_check,
+    speaks_in,
     view_check,
 )
 
@@ -589,7 +589,7 @@ class ClaimVerifier:
             lo, hi = max(0, min(ends) - QUOTATION_LINES), max(ends) + ANTECEDENT_LINES + 1
             lines.extend(s.en for s in view.segments[lo:hi])
             who = self.index.speakers(view)
-            if _same_speaker(doer, who):
+            if speaks_in(doer, who):
                 near = max(0, min(ends) - ANTECEDENT_LINES)
                 said.extend(s.en for s in view.segments[near:hi])
                 speakers.extend(who[near:hi])
@@ -1144,13 +1144,6 @@ def is_claim(sentence: Sentence) -> bool:
 # Words for the Buddha where he is the one who speaks: a speaker as a name is (he is no name to `names`)
 _SPEAKER_TITLES = frozenset(fold(w) for w in word_list("speaker_titles"))
 _REPORTED = re.compile(rf"^\s*(?:{MENTION.pattern})\s+says\s+that\s+", re.IGNORECASE)  # the say-again opener
-
-
-def _same_speaker(person: str, speakers: list[str | None]) -> bool:
-    """The person speaks somewhere in the text (the Buddha under any of his titles): only then can the lines be
-    found to be another's words rather than theirs."""
-    person = BUDDHA if person in _SPEAKER_TITLES else person
-    return any(s and (s == person or s[:4] == person[:4]) for s in speakers)
 
 
 def _section(seg_id: str) -> str:
