@@ -177,3 +177,20 @@ def test_a_long_title_of_another_translation_resolves_inside_a_question(tmp_path
     assert [c.sutta_id for c in resolve_name(lib, title).candidates][:1] == ["SN 35.28"]
     asked = lib.aliases.resolve(f"What does {title} say about the ear?")
     assert [m.candidates[0].sutta_id for m in asked.matches] == ["SN 35.28"]
+
+
+def test_the_verses_of_a_named_nun_or_monk_are_her_or_his_poem_not_a_discourse_with_that_name():
+    from tools.search.aliases import AliasIndex, verses_of
+
+    index = AliasIndex()
+    index.add("With Kisāgotamī", "SN 5.3", "title")
+    index.add("Kisāgotamī", "SN 5.3", "title")
+    index.add("Kisāgotamī", "Thig 10.1", "title")
+    for question in ("Is there another translation of the verses of Kisāgotamī?",
+                     "How does Soma translate the verses of the nun Kisāgotamī?", "Kisāgotamī’s verses on grief"):
+        assert [c.sutta_id for c in index.resolve(question).candidates][:1] == ["Thig 10.1"], question
+    # named without a poem, the name alone is no title: nothing is guessed
+    assert not index.resolve("What did Kisāgotamī say to Māra?").candidates
+    assert verses_of("the verses of the nun kisagotami".split(), 5, 6)
+    assert not verses_of("the verses of the nun kisagotami".split(), 1, 2)
+    assert not verses_of("what kisagotami said".split(), 1, 2)

@@ -367,6 +367,56 @@ def test_asked_why_the_lines_that_give_the_reason_after_the_chosen_ones_join_the
     assert not shape_of("Who saw the boy?").reason
 
 
+def _request_text():
+    lines = ["Devadatta went to the Buddha, bowed, and sat down.",
+             "Devadatta said to the Buddha, “Sir, it would be good if the monks lived in the wilderness for life,",
+             "and if they didn’t eat fish or meat for life.”",
+             "The Buddha replied, “No, Devadatta.",
+             "Those who wish may stay in the wilderness.",
+             "I have allowed fish and meat that are pure in three respects.”",
+             "Devadatta was glad and left."]
+    segs = [SimpleNamespace(seg_id=f"pli-tv-kd17:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
+    doc = SimpleNamespace(doc_id="pli-tv-kd17", sutta_id="Kd 17", title="Schism")
+    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+
+
+def test_asked_how_someone_answered_their_reply_after_the_request_joins_the_chosen_lines():
+    from chat.pipeline import select
+    from tools.language.speakers import who_speaks
+
+    view = _request_text()
+    speakers = who_speaks([s.en for s in view.segments], frozenset({"devadatta"}))
+    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "pli-tv-kd17" else None, speakers=lambda v: speakers)
+    request = window("pli-tv-kd17", "Kd 17", ["pli-tv-kd17:1.2", "pli-tv-kd17:1.3"],
+                     [s.en for s in view.segments[1:3]], 1.0)
+    chosen = select._reply_given(index, [request], "buddha")
+    assert [w.ref for w in chosen] == ["Kd 17:1.2–1.3", "Kd 17:1.4–1.6"] and "Those who wish" in chosen[1].text
+    # the reply already chosen, or asked of someone who does not answer within reach: left as it is
+    assert select._reply_given(index, chosen, "buddha") == chosen
+    assert select._reply_given(index, [request], "sariputta") == [request]
+
+
+def test_lines_of_one_text_that_meet_are_read_as_one_window_question_before_answer():
+    from chat.pipeline import select
+
+    lines = ["What is the one?", "All beings are sustained by food.", "What is the two?", "Name and form."]
+    segs = [SimpleNamespace(seg_id=f"kp9:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
+    view = SimpleNamespace(doc=SimpleNamespace(doc_id="kp9", sutta_id="Kp 9", title="Questions"), segments=segs,
+                           position={s.seg_id: i for i, s in enumerate(segs)})
+    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "kp9" else None)
+    answer = window("kp9", "Kp 9", ["kp9:1.2", "kp9:1.3", "kp9:1.4"], lines[1:], 1.0)
+    other = window("mn1", "MN 1", ["mn1:1.1"], ["Something else."], 0.8)
+    asked = window("kp9", "Kp 9", ["kp9:1.1"], lines[:1], 0.5)
+    joined = select._joined(index, [answer, other, asked])
+    assert [w.ref for w in joined] == ["Kp 9:1.1–1.4", "MN 1:1.1"] and joined[0].text.startswith("What is the one?")
+    apart = window("kp9", "Kp 9", ["kp9:1.4"], lines[3:], 0.5)
+    first = window("kp9", "Kp 9", ["kp9:1.1"], lines[:1], 0.5)
+    assert select._joined(index, [first, apart]) == [first, apart]  # a line between: two windows still
+    # together too long to be read whole (the model reads a line cut short): apart
+    view.segments[1].en = "All beings are sustained by food, " * 30
+    assert len(select._joined(index, [answer, asked])) == 2
+
+
 class _Weights:
     """An evidence index that only weighs words: the question's words by their given weights."""
 

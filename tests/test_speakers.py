@@ -129,3 +129,16 @@ def test_a_story_that_begins_is_narration_and_a_reply_goes_to_the_one_spoken_to_
     named = ["Then Mahāpajāpati Gotamī went up to the Buddha, bowed, and said,",
              "“Sir, please allow women to go forth.”", "“Let it be, Gotamī, don’t pursue this idea.”"]
     assert who_speaks(named, {"mahapajapati", "gotami"}) == [None, "gotami", "buddha"]
+
+
+def test_whose_answer_a_question_asks_for():
+    from tools.language.speakers import replier
+
+    assert replier("How did the Buddha answer Devadatta's five demands about the forest?") == "buddha"
+    assert replier("When Jāṇussoṇi asked whether gifts reach the departed, what did the Blessed One reply?") == "buddha"
+    assert replier("How did the nun Rohinī answer her father's charge that monks are lazy?") == "rohini"
+    assert replier("What was Sāriputta's response?") == "sariputta"
+    # no one named before the verb, or no answer asked for
+    assert replier("How did he reply?") is None
+    assert replier("What is the answer to suffering?") is None
+    assert replier("Who taught Rohinī?") is None

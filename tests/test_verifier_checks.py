@@ -334,3 +334,22 @@ def test_anothers_words_of_themselves_said_to_someone_are_not_that_persons():
                            others, lines) is None
     assert addressed_check("The Buddha told Angulimala he had laid aside violence towards all creatures.",
                            "angulimala", others, lines) is None
+
+
+def test_a_sentence_that_gives_something_what_its_lines_say_it_has_given_up_is_the_opposite():
+    from tools.verification.claim_checks import given_up_check
+
+    lines = ["When a mendicant has entered the first absorption, sensual desire, ill will, dullness and drowsiness, "
+             "restlessness and remorse, and doubt are given up. ",
+             "Placing the mind, keeping it connected, rapture, bliss, and unification of mind are present. ",
+             "That’s how the first absorption has given up five factors and possesses five factors.” "]
+    assert given_up_check("It has five factors, including sensual desire, ill will, dullness and drowsiness, "
+                          "restlessness and remorse, and doubt.", lines)
+    # what it has, and what it has given up said as given up, stand
+    assert given_up_check("The first absorption has five factors: placing the mind, keeping it connected, rapture, "
+                          "bliss, and unification of mind.", lines) is None
+    assert given_up_check("The first absorption has given up sensual desire, ill will and doubt.", lines) is None
+    assert given_up_check("In it there is no sensual desire, ill will or doubt.", lines) is None
+    # named where something is had too, the words are not the given up alone
+    had = [*lines, "The first absorption has sensual desire, ill will and doubt as its enemies."]
+    assert given_up_check("It has sensual desire, ill will and doubt.", had) is None

@@ -37,6 +37,7 @@ from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
 from tools.language.reasons import gives_reason
 from tools.language.sentences import question_parts
+from tools.language.speakers import replier
 from tools.language.words import words
 from tools.passages import clip
 from tools.search.shapes import Shape, parallel_sections, shape_credit, shape_of
@@ -50,6 +51,9 @@ SHAPE_WEIGHT = 0.3  # added to a window's retrieval score (about 0.5-2) for the 
 SECTION_WINDOWS = 6  # more windows read from the leading text when it is long
 LONG_TEXT = 40  # segments: a text this long has sections the first windows may have missed
 REASON_REACH = 6  # segments after the leading window read for the reason a "why" question asks
+REPLY_REACH = 8  # segments after a request read for the reply a "how did X answer" question asks
+REPLY_LINES = 8  # lines of that reply joined at most
+JOIN_CHARS = 700  # windows that meet are read as one up to this length (a line as the say prompt shows it)
 SHOWN_TO_MODEL = 6  # candidates the selector sees
 CANDIDATE_CHARS = 280
 MAX_PICKS = 3
@@ -147,11 +151,13 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     chosen = await asyncio.to_thread(_each_part_answered, library, question, chosen, ranked)
     if shape.reason:
         chosen = _reason_given(library.evidence, chosen)
+    elif (who := replier(question)) is not None:
+        chosen = _reply_given(library.evidence, chosen, who)
     selection.premise = check_premise(question, ranked[:SHOWN_TO_MODEL], weights=library.evidence.weights,
                                       renderings=_renderings(library))
     if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
         chosen = [selection.premise.window, *chosen[:1]]  # the line that corrects it, and the best other
-    selection.chosen = chosen
+    selection.chosen = chosen = _joined(library.evidence, chosen)
     selection.numbers = canon.show(chosen)
     selection.unseen = [n for n in selection.numbers if n > shown]
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
@@ -221,6 +227,67 @@ def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
                 rest = _outside(index, make_window(view, end + 1, k, window.score), chosen)
                 return [*chosen, rest] if rest is not None else chosen
     return chosen
+
+
+def _reply_given(index, chosen: list[EvidenceWindow], who: str) -> list[EvidenceWindow]:
+    """Asked how `who` answered: when a chosen window ends in someone else's words (or the narration of them) and
+    `who` speaks within `REPLY_REACH` segments after it, in the same section, that reply joins the chosen lines, up
+    to `REPLY_LINES` of it. The words of a question match the request they repeat ("… Devadatta's five demands
+    about living in the forest and not eating fish or meat"), and the reply follows: "The Buddha replied, 'No,
+    Devadatta. Those who wish may stay in the wilderness …'" (Kd 17). A reply the text gives no speaker is not
+    guessed at."""
+    if not chosen:
+        return chosen
+    request = max(chosen, key=lambda w: w.score)  # the window that best holds the question's words
+    view = index.sutta(request.doc_id)
+    end = view.position.get(request.seg_ids[-1]) if view is not None else None
+    if end is None:
+        return chosen
+    speakers = index.speakers(view)
+    if speakers[end] == who:
+        return chosen
+    for k in range(end + 1, min(end + 1 + REPLY_REACH, len(view.segments))):
+        if is_heading(view.segments[k].seg_id):
+            break
+        if speakers[k] != who:
+            continue
+        last = k
+        while last + 1 < min(k + REPLY_LINES, len(view.segments)) and speakers[last + 1] == who:
+            last += 1
+        rest = _outside(index, make_window(view, k, last, request.score), chosen)
+        if rest is None:
+            return chosen
+        out = [*chosen, rest]
+        if len({w.doc_id for w in out}) == 1:
+            out.sort(key=lambda w: segment_key(w.seg_ids[0]))
+        return out
+    return chosen
+
+
+def _joined(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """Windows of one text that meet (one ends where the next begins) as one window, where the first of them was,
+    when together they are no longer than `JOIN_CHARS`. Apart, a question and its answer read as two lines, the
+    answer first when it was found first: "[1] All sentient beings are sustained by food. What is the two? Name and
+    form. …" and "[3] What is the one?" (Kp 4), from which the model could not tell what "the one" is. Longer, the
+    line the model reads is cut, and loses what the windows apart showed (Iti 42's "like goats and sheep")."""
+    out: list[EvidenceWindow] = []
+    for window in chosen:
+        view = index.sutta(window.doc_id)
+        lo = view.position.get(window.seg_ids[0]) if view is not None else None
+        hi = view.position.get(window.seg_ids[-1]) if view is not None else None
+        for k, other in enumerate(out):
+            if view is None or lo is None or hi is None or other.doc_id != window.doc_id:
+                continue
+            a, b = view.position.get(other.seg_ids[0]), view.position.get(other.seg_ids[-1])
+            if a is None or b is None or not (a == hi + 1 or lo == b + 1):
+                continue
+            joined = make_window(view, min(a, lo), max(b, hi), max(other.score, window.score))
+            if len(joined.text) <= JOIN_CHARS:
+                out[k] = joined
+                break
+        else:
+            out.append(window)
+    return out
 
 
 def _outside(index, window: EvidenceWindow, chosen: list[EvidenceWindow]) -> EvidenceWindow | None:

@@ -34,6 +34,7 @@ _TO_THE_BUDDHA = pattern("addresses_the_buddha")
 _AFTER_PREPOSITION = pattern("after_preposition")
 _UNNAMED_SPEAKERS = word_set("unnamed_speakers")
 _STORY_OPENS = pattern("story_opens")
+_ASKS_REPLY = re.compile(pattern("asks_reply").pattern, re.IGNORECASE)
 _SIR = re.compile(r"^\W*(?:venerable |good )?sirs?\b")
 # a capitalised word, or an epithet of two ("Blessed One")
 _CAPITALISED = re.compile(r"(?<![\w’'])((?:Blessed|Realized|Holy) One|[A-ZĀĪŪṄÑṬḌṆḶṀṂ][\wāīūṅñṭḍṇḷṁṃ]+)")
@@ -90,6 +91,22 @@ def who_speaks(lines: Sequence[str], known: set[str] | frozenset[str]) -> list[s
         rest = line[start:] if "”" in line else line
         tail = f"{tail} {rest}" if rest.strip()[:1].islower() and "”" not in line else rest
     return out
+
+
+def replier(question: str) -> str | None:
+    """Whose answer the question asks for, folded as `who_speaks` names speakers: the last person it names before
+    "answer", "reply", "respond" … ("How did the Buddha answer Devadatta's five demands?" -> "buddha"; "How did the
+    nun Rohini answer her father's charge …?" -> "rohini"); None when it asks for no one's answer ("How did he
+    reply?", "What is the answer to suffering?")."""
+    m = _ASKS_REPLY.search(question)
+    if m is None:
+        return None
+    named = [n for n in _CAPITALISED.finditer(question[: m.end()]) if n.start() > 0 and n.end() <= m.end()]
+    named = [n for n in named if not _ASKS_REPLY.fullmatch(n.group(1))]
+    if not named:
+        return None
+    folded = fold(named[-1].group(1))
+    return BUDDHA if folded in BUDDHA_NAMES or folded.split()[0] in BUDDHA_NAMES else folded
 
 
 def _postposed(text: str, known) -> str | None:

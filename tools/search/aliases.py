@@ -126,6 +126,25 @@ _ARTICLE = re.compile(r"^(?:the|a|an) ")
 # "Discourse on Love" = "Love Sutta" = "The Love Discourse"
 _FRAME_WORDS = word_set("title_framing")
 _FRAME_OPENING = re.compile(r"^(?:the )?(?:discourse|sutta|sermon) (?:on|of|about|to) ")
+_VERSE_WORDS = word_set("verse_words")
+_POET_TITLES = word_set("poet_titles")
+_VERSE_BOOKS = ("Thag ", "Thig ")  # whose texts are titled by who speaks them
+
+
+def verses_of(words: list[str], i: int, j: int) -> bool:
+    """Whether the name `words[i:j]` is framed as the one who speaks a poem: "the verses of (the nun) Kisāgotamī",
+    "Sivaka's verse". The Theragāthā's and Therīgāthā's texts are titled by their speakers, so such a name is
+    their title, cued as "… Sutta" cues a discourse's. The window may hold the frame's last words ("of
+    kisagotami")."""
+    k = j - 1
+    while k >= i and words[k] not in ("of", "by"):  # back over the name
+        k -= 1
+    while 0 <= k < i and words[k] in _POET_TITLES:  # and the titles before it ("the nun")
+        k -= 1
+    if k >= 1 and words[k] in ("of", "by") and words[k - 1] in _VERSE_WORDS:
+        return True
+    after = j + 1 if j < len(words) and words[j] == "s" else j
+    return after < len(words) and after > j and words[after] in _VERSE_WORDS
 
 
 def word_set_key(alias: str) -> str:
@@ -272,6 +291,7 @@ class AliasIndex:
                     cue = True  # `kakacupamasutta` / `... sutta` inside the window itself
                 if _FRAME_OPENING.match(raw) and not name_goes_on(j):
                     cue = True  # "the Discourse on Love": the frame names what follows it, up to the name's end
+                spoken = verses_of(words, i, j)
                 if key.startswith("the "):
                     key = key[4:]
                 if not key:
@@ -285,6 +305,9 @@ class AliasIndex:
                     entries_key = self._reordered(raw)
                 if entries_key is not None:
                     entries = self.keys[entries_key]
+                    verse_titles = [e for e in entries if e.sutta_id.startswith(_VERSE_BOOKS)]
+                    if spoken and verse_titles:  # "the verses of Kisāgotamī": her poem, not "With Kisāgotamī"
+                        entries, cue = verse_titles, True
                     # a quoted word is a name when it reads as one ("the discourse called 'Burning'"); a single
                     # quoted word in a sentence is usually the text's own word ("has the 'beautiful' for ...")
                     named = raw in quoted and (length > 1 or (i > 0 and words[i - 1] in _CUE_NAMED))

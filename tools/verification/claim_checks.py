@@ -18,8 +18,8 @@ from tools.language.negation import (
 )
 from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
 from tools.language.reasons import asserts_instruction, asserts_reason, gives_reason, instructs, narrates
-from tools.language.sentences import clauses, phrases
-from tools.language.words import STOPWORDS, fold, folded_words, light_stem, tokenize, word_list, word_set
+from tools.language.sentences import clauses, phrases, split_sentences
+from tools.language.words import STOPWORDS, fold, folded_words, light_stem, pattern, tokenize, word_list, word_set
 from tools.references import MENTION
 
 # "four kinds of feeling": what is counted is the feeling, not the kinds.
@@ -344,6 +344,41 @@ def negation_check(claim: str, evidence: str) -> str | None:
     for a, b in ANTONYMS:
         if (a in c and b in e and a not in e and b not in c) or (b in c and a in e and b not in e and a not in c):
             return f"negated: {a if a in c else b} vs {b if a in c else a}"
+    return None
+
+
+_POSSESSES = re.compile(pattern("possesses").pattern, re.IGNORECASE)
+_GIVEN_UP_PASSIVE = re.compile(pattern("given_up_passive").pattern, re.IGNORECASE)
+_GIVEN_UP_ACTIVE = re.compile(pattern("given_up_active").pattern, re.IGNORECASE)
+GIVEN_UP_WORDS = 3  # content words the sentence says are had and the lines name only as given up
+
+
+def given_up_check(claim: str, cited: list[str]) -> str | None:
+    """A sentence that says something has what its lines say it has given up: "It has five factors, including
+    sensual desire, ill will, …" of MN 43's "sensual desire, ill will, … are given up. Placing the mind … are
+    present". What it says is had (its words after "has", "includes" …) must be named in the lines where something
+    is given up (before a passive "are given up", after an active "has given up"), `GIVEN_UP_WORDS` content words
+    of it at least, and nowhere else in them. A sentence that itself says giving up, or negates, is not read."""
+    if negates(claim) or negates_without_a_negation_word(claim):
+        return None
+    m = _POSSESSES.search(claim)
+    if m is None:
+        return None
+    had = set(tokenize(claim[m.end():]))
+    given: set[str] = set()
+    elsewhere: set[str] = set()
+    for line in cited:
+        for sentence in (s.text for s in split_sentences(line)):
+            passive, active = _GIVEN_UP_PASSIVE.search(sentence), _GIVEN_UP_ACTIVE.search(sentence)
+            if passive is not None:
+                given |= set(tokenize(sentence[: passive.start()]))
+            elif active is not None:
+                given |= set(tokenize(sentence[active.end():]))
+            else:
+                elsewhere |= set(tokenize(sentence))
+    only_given = (had & given) - elsewhere
+    if len(only_given) >= GIVEN_UP_WORDS:
+        return "negated: it says is had what the text says is given up"
     return None
 
 

@@ -30,6 +30,7 @@ from tools.verification.claim_checks import (
     count_check,
     count_holder_check,
     counted,
+    given_up_check,
     instruction_check,
     joined_name,
     mend_quotations,
@@ -464,6 +465,10 @@ class ClaimVerifier:
             unstated = instruction_check(plain, self._cited_lines(sentence.citations, views))
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.INSTRUCTION_UNSTATED, unstated
+        if strict and verdict.verdict == "supported" and not verbatim:
+            given_up = given_up_check(plain, self._cited_lines(sentence.citations, views))
+            if given_up:
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, given_up
         if strict and verdict.verdict == "supported" and not verbatim and view_asserted(plain):
             unstated = self._view_unstated(plain, sentence.citations, views)
             if unstated:
