@@ -416,3 +416,13 @@ def test_a_dialogue_s_untagged_quotations_are_shown_to_the_model_with_who_says_t
     assert listing([window], [["the Buddha", None, None, "the Buddha"]]) == plain
     # the script's line copied with its speaker is still a copy of the line
     assert copied(Said(1, "King Pasenadi: “Sir, what could I do but practice the teachings?”"), [window])
+
+
+def test_a_word_that_calls_someone_is_left_out_of_the_answers_own_voice_but_not_out_of_a_quotation():
+    said = parse_said("[1] The Buddha's mirror is for checking your reflection, sir.\n"
+                      "[2] Mendicants, the eye is burning.\n"
+                      "[1] Rāhula answered, “It’s for checking your reflection, sir.”", 2)
+    assert [s.text for s in said] == ["The Buddha's mirror is for checking your reflection.", "The eye is burning.",
+                                      "Rāhula answered, “It’s for checking your reflection, sir.”"]
+    # a person spoken of, not to, stays
+    assert parse_said("[1] The king gave alms to the householder.", 1)[0].text.endswith("householder.")

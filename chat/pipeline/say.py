@@ -250,14 +250,29 @@ def renumbered(said: Said, windows: list[EvidenceWindow], question: str) -> Said
     return Said(best + 1, text)
 
 
+_VOCATIVE = pattern("vocative").pattern
+_CALLED_LAST = re.compile(rf",\s*{_VOCATIVE}(?=[.!?]?$)", re.IGNORECASE)
+_CALLED_FIRST = re.compile(rf"^{_VOCATIVE},\s*(?=\w)", re.IGNORECASE)
+
+
+def without_vocatives(text: str) -> str:
+    """The sentence without a word that calls someone, at its end or its start, outside any quotation ("A mirror
+    is for checking your reflection, sir." -> "A mirror is for checking your reflection."). Restating a line of
+    dialogue, the model keeps the speaker's "sir" or "Mendicants," in the answer's own voice."""
+    text = _CALLED_LAST.sub("", text)
+    shorter = _CALLED_FIRST.sub("", text)
+    return shorter[:1].upper() + shorter[1:] if shorter != text else text
+
+
 def parse_said(reply: str, n_lines: int) -> list[Said]:
-    """The reply's items, in order; a line without a number in 1..n_lines, or one said twice, is dropped."""
+    """The reply's items, in order, each without words that call someone (`without_vocatives`); a line without a
+    number in 1..n_lines, or one said twice, is dropped."""
     out: list[Said] = []
     for raw in reply.splitlines():
         m = _ITEM_LINE.match(raw)
         if not m:
             continue
-        k, text = int(m.group(1)), m.group(2).strip()
+        k, text = int(m.group(1)), without_vocatives(m.group(2).strip())
         if 1 <= k <= n_lines and text and all(s.text != text for s in out):
             out.append(Said(k, text))
     return out[:MAX_SENTENCES]
