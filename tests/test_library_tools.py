@@ -130,6 +130,8 @@ def test_two_translations_side_by_side_segment_by_segment_with_the_pali(lib):
     block = table[first:table.index("Thig 1.1:1.2")]
     assert "Pali: Sukhaṁ supāhi therike," in block and "Sleep softly, little nun" in block \
         and "Sleep with ease, Elder" in block
+    # a rendering that opens a speech keeps its mark, nested in the one it is shown in
+    assert "“‘Sleep with ease, Elder," in block and "““" not in table
     assert [w.sutta_id for _, w in result.evidence] == ["Thig 1.1"]
 
 

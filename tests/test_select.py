@@ -340,15 +340,20 @@ def test_question_parts():
     assert question_parts("What are the burden and the bearer?") == ["What are the burden and the bearer?"]
 
 
+def _view(doc_id: str, sutta_id: str, title: str, lines: list[str]):
+    """A text as the evidence index holds it: its lines as segments 1.1, 1.2, … and where each is."""
+    segs = [SimpleNamespace(seg_id=f"{doc_id}:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
+    doc = SimpleNamespace(doc_id=doc_id, sutta_id=sutta_id, title=title)
+    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+
+
 def _seer_text():
     lines = ["The seer took the boy in his arms and lifted up his voice: “He is supreme!”",
              "But then his spirits fell and his tears flowed.", "Seeing the weeping seer, the Sakyans were afraid.",
              "“There will be no threat to the boy; he shall reach the highest awakening.",
              "But I shall die before then, and never hear his teaching.", "That’s why I’m so upset.”",
              "Then the seer left the royal compound."]
-    segs = [SimpleNamespace(seg_id=f"snp9.9:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
-    doc = SimpleNamespace(doc_id="snp9.9", sutta_id="Snp 9.9", title="The Seer")
-    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+    return _view("snp9.9", "Snp 9.9", "The Seer", lines)
 
 
 def test_asked_why_the_lines_that_give_the_reason_after_the_chosen_ones_join_them():
@@ -375,9 +380,7 @@ def _request_text():
              "Those who wish may stay in the wilderness.",
              "I have allowed fish and meat that are pure in three respects.”",
              "Devadatta was glad and left."]
-    segs = [SimpleNamespace(seg_id=f"pli-tv-kd17:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
-    doc = SimpleNamespace(doc_id="pli-tv-kd17", sutta_id="Kd 17", title="Schism")
-    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+    return _view("pli-tv-kd17", "Kd 17", "Schism", lines)
 
 
 def test_asked_how_someone_answered_their_reply_after_the_request_joins_the_chosen_lines():
@@ -400,9 +403,7 @@ def test_lines_of_one_text_that_meet_are_read_as_one_window_question_before_answ
     from chat.pipeline import select
 
     lines = ["What is the one?", "All beings are sustained by food.", "What is the two?", "Name and form."]
-    segs = [SimpleNamespace(seg_id=f"kp9:1.{i}", en=text, page=None) for i, text in enumerate(lines, 1)]
-    view = SimpleNamespace(doc=SimpleNamespace(doc_id="kp9", sutta_id="Kp 9", title="Questions"), segments=segs,
-                           position={s.seg_id: i for i, s in enumerate(segs)})
+    view = _view("kp9", "Kp 9", "Questions", lines)
     index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "kp9" else None)
     answer = window("kp9", "Kp 9", ["kp9:1.2", "kp9:1.3", "kp9:1.4"], lines[1:], 1.0)
     other = window("mn1", "MN 1", ["mn1:1.1"], ["Something else."], 0.8)

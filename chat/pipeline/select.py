@@ -230,12 +230,12 @@ def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
 
 
 def _reply_given(index, chosen: list[EvidenceWindow], who: str) -> list[EvidenceWindow]:
-    """Asked how `who` answered: when a chosen window ends in someone else's words (or the narration of them) and
-    `who` speaks within `REPLY_REACH` segments after it, in the same section, that reply joins the chosen lines, up
-    to `REPLY_LINES` of it. The words of a question match the request they repeat ("… Devadatta's five demands
-    about living in the forest and not eating fish or meat"), and the reply follows: "The Buddha replied, 'No,
-    Devadatta. Those who wish may stay in the wilderness …'" (Kd 17). A reply the text gives no speaker is not
-    guessed at."""
+    """Asked how `who` answered: when the best chosen window (the request, whose words the question repeats) ends in
+    someone else's words or in narration, and `who` speaks within `REPLY_REACH` segments after it in the same
+    section, that reply joins the chosen lines, up to `REPLY_LINES` of it. "How did the Buddha answer Devadatta's
+    five demands about living in the forest and not eating fish or meat?" finds the demands; the reply follows,
+    without their words: "The Buddha replied, 'No, Devadatta. Those who wish may stay in the wilderness …'" (Kd 17).
+    A reply the text gives no speaker is not guessed at."""
     if not chosen:
         return chosen
     request = max(chosen, key=lambda w: w.score)  # the window that best holds the question's words

@@ -101,8 +101,7 @@ def replier(question: str) -> str | None:
     m = _ASKS_REPLY.search(question)
     if m is None:
         return None
-    named = [n for n in _CAPITALISED.finditer(question[: m.end()]) if n.start() > 0 and n.end() <= m.end()]
-    named = [n for n in named if not _ASKS_REPLY.fullmatch(n.group(1))]
+    named = [n for n in _CAPITALISED.finditer(question[: m.end()]) if n.start() > 0]  # not the opening "How"
     if not named:
         return None
     folded = fold(named[-1].group(1))
