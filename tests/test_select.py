@@ -408,14 +408,14 @@ def test_lines_of_one_text_that_meet_are_read_as_one_window_question_before_answ
     answer = window("kp9", "Kp 9", ["kp9:1.2", "kp9:1.3", "kp9:1.4"], lines[1:], 1.0)
     other = window("mn1", "MN 1", ["mn1:1.1"], ["Something else."], 0.8)
     asked = window("kp9", "Kp 9", ["kp9:1.1"], lines[:1], 0.5)
-    joined = select._joined(index, [answer, other, asked])
+    joined = select._one_where_they_meet(index, [answer, other, asked])
     assert [w.ref for w in joined] == ["Kp 9:1.1–1.4", "MN 1:1.1"] and joined[0].text.startswith("What is the one?")
     apart = window("kp9", "Kp 9", ["kp9:1.4"], lines[3:], 0.5)
     first = window("kp9", "Kp 9", ["kp9:1.1"], lines[:1], 0.5)
-    assert select._joined(index, [first, apart]) == [first, apart]  # a line between: two windows still
+    assert select._one_where_they_meet(index, [first, apart]) == [first, apart]  # a line between: two windows still
     # together too long to be read whole (the model reads a line cut short): apart
     view.segments[1].en = "All beings are sustained by food, " * 30
-    assert len(select._joined(index, [answer, asked])) == 2
+    assert len(select._one_where_they_meet(index, [answer, asked])) == 2
 
 
 class _Weights:

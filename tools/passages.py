@@ -81,6 +81,11 @@ class Passage:
         return {**out, "ref": self.ref}
 
 
+def nested_quotes(text: str) -> str:
+    """The text's own double quotation marks as single ones, for showing it inside double marks of ours."""
+    return text.replace("“", "‘").replace("”", "’")
+
+
 def clip(text: str, limit: int) -> str:
     """The text on one line, cut at a word before `limit` characters with " …" when it is longer."""
     text = " ".join(text.split())

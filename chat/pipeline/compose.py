@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from chat.pipeline.answer import Answer, AnswerSentence, Citation
 from indexing.vocabulary import segment_key
 from tools.language.speakers import BUDDHA_NAMED
+from tools.passages import nested_quotes
 from tools.search.windows import REPLY_CHARS, EvidenceWindow
 from tools.turn import TurnRecorder
 
@@ -165,8 +166,7 @@ class Summary:
     @property
     def sentence(self) -> str:
         named = f"{self.sutta_id}, {self.title}" if self.title else self.sutta_id
-        inner = self.blurb.replace("“", "‘").replace("”", "’")  # its own quotation marks, nested in the quotation
-        return f"{SUMMARY_OPENING}{named}: “{inner}”"
+        return f"{SUMMARY_OPENING}{named}: “{nested_quotes(self.blurb)}”"
 
     @property
     def text(self) -> str:

@@ -157,7 +157,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
                                       renderings=_renderings(library))
     if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
         chosen = [selection.premise.window, *chosen[:1]]  # the line that corrects it, and the best other
-    selection.chosen = chosen = _joined(library.evidence, chosen)
+    selection.chosen = chosen = _one_where_they_meet(library.evidence, chosen)
     selection.numbers = canon.show(chosen)
     selection.unseen = [n for n in selection.numbers if n > shown]
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
@@ -216,16 +216,10 @@ def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
     if not chosen or any(gives_reason(w.text) for w in chosen):
         return chosen
     for window in chosen:
-        view = index.sutta(window.doc_id)
-        end = view.position.get(window.seg_ids[-1]) if view is not None else None
-        if end is None:
-            continue
-        for k in range(end + 1, min(end + 1 + REASON_REACH, len(view.segments))):
-            if is_heading(view.segments[k].seg_id):
-                break
-            if gives_reason(view.segments[k].en):
-                rest = _outside(index, make_window(view, end + 1, k, window.score), chosen)
-                return [*chosen, rest] if rest is not None else chosen
+        found = _read_on(index, window, REASON_REACH, lambda view, k: gives_reason(view.segments[k].en))
+        if found is not None:
+            view, end, k = found
+            return _with(chosen, _outside(index, make_window(view, end + 1, k, window.score), chosen))
     return chosen
 
 
@@ -238,33 +232,45 @@ def _reply_given(index, chosen: list[EvidenceWindow], who: str) -> list[Evidence
     A reply the text gives no speaker is not guessed at."""
     if not chosen:
         return chosen
-    request = max(chosen, key=lambda w: w.score)  # the window that best holds the question's words
+    request = max(chosen, key=lambda w: w.score)
     view = index.sutta(request.doc_id)
+    speakers = index.speakers(view) if view is not None else []
     end = view.position.get(request.seg_ids[-1]) if view is not None else None
+    if end is None or speakers[end] == who:
+        return chosen
+    found = _read_on(index, request, REPLY_REACH, lambda view, k: speakers[k] == who)
+    if found is None:
+        return chosen
+    view, _, k = found
+    last = k
+    while last + 1 < min(k + REPLY_LINES, len(view.segments)) and speakers[last + 1] == who:
+        last += 1
+    out = _with(chosen, _outside(index, make_window(view, k, last, request.score), chosen))
+    if len({w.doc_id for w in out}) == 1:
+        out.sort(key=lambda w: segment_key(w.seg_ids[0]))
+    return out
+
+
+def _read_on(index, window: EvidenceWindow, reach: int, wanted) -> tuple[Any, int, int] | None:
+    """(the text, the window's last line, the line) of the first line within `reach` segments after `window`, in
+    its section, for which `wanted(view, k)` holds; None when none does."""
+    view = index.sutta(window.doc_id)
+    end = view.position.get(window.seg_ids[-1]) if view is not None else None
     if end is None:
-        return chosen
-    speakers = index.speakers(view)
-    if speakers[end] == who:
-        return chosen
-    for k in range(end + 1, min(end + 1 + REPLY_REACH, len(view.segments))):
+        return None
+    for k in range(end + 1, min(end + 1 + reach, len(view.segments))):
         if is_heading(view.segments[k].seg_id):
-            break
-        if speakers[k] != who:
-            continue
-        last = k
-        while last + 1 < min(k + REPLY_LINES, len(view.segments)) and speakers[last + 1] == who:
-            last += 1
-        rest = _outside(index, make_window(view, k, last, request.score), chosen)
-        if rest is None:
-            return chosen
-        out = [*chosen, rest]
-        if len({w.doc_id for w in out}) == 1:
-            out.sort(key=lambda w: segment_key(w.seg_ids[0]))
-        return out
-    return chosen
+            return None
+        if wanted(view, k):
+            return view, end, k
+    return None
 
 
-def _joined(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
+def _with(chosen: list[EvidenceWindow], rest: EvidenceWindow | None) -> list[EvidenceWindow]:
+    return [*chosen, rest] if rest is not None else chosen
+
+
+def _one_where_they_meet(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
     """Windows of one text that meet (one ends where the next begins) as one window, where the first of them was,
     when together they are no longer than `JOIN_CHARS`. Apart, a question and its answer read as two lines, the
     answer first when it was found first: "[1] All sentient beings are sustained by food. What is the two? Name and

@@ -105,7 +105,7 @@ def replier(question: str) -> str | None:
     if not named:
         return None
     folded = fold(named[-1].group(1))
-    return BUDDHA if folded in BUDDHA_NAMES or folded.split()[0] in BUDDHA_NAMES else folded
+    return BUDDHA if _is_buddha(folded) else folded
 
 
 def _postposed(text: str, known) -> str | None:
@@ -202,6 +202,11 @@ def _people(text: str, known) -> list[tuple[int, str, bool]]:
 
 def _person(word: str, known) -> str | None:
     folded = fold(word)
-    if folded in BUDDHA_NAMES or folded.split()[0] in BUDDHA_NAMES and folded.endswith(" one"):
+    if _is_buddha(folded):
         return BUDDHA
     return folded if folded in known else None
+
+
+def _is_buddha(folded: str) -> bool:
+    """One of the Buddha's names or epithets ("buddha", "blessed one")."""
+    return folded in BUDDHA_NAMES or folded.split()[0] in BUDDHA_NAMES and folded.endswith(" one")

@@ -291,7 +291,6 @@ class AliasIndex:
                     cue = True  # `kakacupamasutta` / `... sutta` inside the window itself
                 if _FRAME_OPENING.match(raw) and not name_goes_on(j):
                     cue = True  # "the Discourse on Love": the frame names what follows it, up to the name's end
-                spoken = verses_of(words, i, j)
                 if key.startswith("the "):
                     key = key[4:]
                 if not key:
@@ -306,7 +305,7 @@ class AliasIndex:
                 if entries_key is not None:
                     entries = self.keys[entries_key]
                     verse_titles = [e for e in entries if e.sutta_id.startswith(_VERSE_BOOKS)]
-                    if spoken and verse_titles:  # "the verses of Kisāgotamī": her poem, not "With Kisāgotamī"
+                    if verse_titles and verses_of(words, i, j):  # "the verses of Kisāgotamī", not "With Kisāgotamī"
                         entries, cue = verse_titles, True
                     # a quoted word is a name when it reads as one ("the discourse called 'Burning'"); a single
                     # quoted word in a sentence is usually the text's own word ("has the 'beautiful' for ...")

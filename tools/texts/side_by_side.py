@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from indexing.vocabulary import TRANSLATORS, find_book, is_heading, segment_ref, translator_name
 from tools.language.words import fold, word_set
+from tools.passages import nested_quotes
 from tools.texts.table_text import Block, TableText, heading, item, line, quoted, said
 
 MAX_SEGMENTS = 8
@@ -114,7 +115,7 @@ def compare(docstore, sutta_id: str, doc_id: str, title: str, known: list[str], 
             blocks.append(item(quoted(f"Pali: {_line(seg.pali, verse)}")))
         for t in order:
             en = seg.en if held[t] is default else others.get(t, {}).get(seg.seg_id, "")
-            blocks.append(item(quoted(f"{translator_name(t)}: “{_nested(_line(en, verse))}”") if en.strip()
+            blocks.append(item(quoted(f"{translator_name(t)}: “{nested_quotes(_line(en, verse))}”") if en.strip()
                                else said(f"{translator_name(t)}: (no rendering of this segment)")))
     if total > len(segs):
         blocks.append(line(said(f"(The first {len(segs)} of its {total} segments; name a segment, such as "
@@ -125,12 +126,6 @@ def compare(docstore, sutta_id: str, doc_id: str, title: str, known: list[str], 
 def _line(text: str, verse: bool) -> str:
     text = text.strip()
     return text.replace("<j>", " / ") if verse else text.replace("<j>", " ")
-
-
-def _nested(text: str) -> str:
-    """A rendering's own quotation marks, nested in the ones it is shown in: Thig 10.1:1.1 opens a speech, and
-    shown as it is it read "““Pointing out how the world works,”"."""
-    return text.replace("“", "‘").replace("”", "’")
 
 
 def _and(items: list[str]) -> str:

@@ -462,12 +462,11 @@ class ClaimVerifier:
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.REASON_UNSTATED, unstated
         if strict and verdict.verdict == "supported" and not verbatim:
-            unstated = instruction_check(plain, self._cited_lines(sentence.citations, views))
+            cited_lines = self._cited_lines(sentence.citations, views)
+            unstated = instruction_check(plain, cited_lines)
             if unstated:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.INSTRUCTION_UNSTATED, unstated
-        if strict and verdict.verdict == "supported" and not verbatim:
-            given_up = given_up_check(plain, self._cited_lines(sentence.citations, views))
-            if given_up:
+            elif given_up := given_up_check(plain, cited_lines):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, given_up
         if strict and verdict.verdict == "supported" and not verbatim and view_asserted(plain):
             unstated = self._view_unstated(plain, sentence.citations, views)
