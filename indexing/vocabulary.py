@@ -327,6 +327,11 @@ def segment_key(seg: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", seg.rpartition(":")[2]))
 
 
+def section_of(seg: str) -> str:
+    """The section (paragraph) a segment is in: `sn35.63:2.6` -> `sn35.63:2`; a segment with no dot is its own."""
+    return seg.rpartition(".")[0] or seg
+
+
 def segment_distance(a: str, b: str) -> tuple[int, int]:
     """How far apart two segments of one text are, section first: which of several passages is nearest."""
     ka, kb = segment_key(a) + (0, 0), segment_key(b) + (0, 0)

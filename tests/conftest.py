@@ -145,6 +145,15 @@ SUTTAS = {
         ("1.4", "If he answers me,"),
         ("1.5", "I will stay on under him and keep the training.”"),
     ]),
+    "mn206": ("The Silent Teacher", [
+        ("1.1", "Then the wanderer Upaka went up to the Buddha and said to him:"),
+        ("1.2", "“Mister Gotama, is the world finite?”"),
+        ("1.3", "But the Buddha kept silent, and Upaka got up and left."),
+        ("2.1", "Then Venerable Kimbila said to the Buddha:"),
+        ("2.2", "“Sir, why didn’t you answer Upaka’s question?”"),
+        ("2.3", "“Kimbila, when Upaka asked me whether the world is finite, if I had answered that the world is "
+                "finite, I would have been siding with the ascetics who are finitists.”"),
+    ]),
 }
 
 

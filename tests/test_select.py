@@ -399,6 +399,35 @@ def test_asked_how_someone_answered_their_reply_after_the_request_joins_the_chos
     assert select._reply_given(index, [request], "sariputta") == [request]
 
 
+def _simile_text():
+    lines = [("1.1", "“Suppose a person dropped a drop of dye into a cup of milk. Would the milk be stained?”"),
+             ("1.2", "“Yes, sir.”"),
+             ("1.3", "“Suppose they dropped it into a great lake. Would the lake be stained?”"),
+             ("1.4", "“No, sir.”"),
+             ("2.1", "“This is how it is for a person of small mind: a small misdeed stains their whole life."),
+             ("2.2", "But a person of great mind who does the same is barely touched by it.”"),
+             ("3.1", "Then the mendicants rejoiced in what the Buddha said.")]
+    segs = [SimpleNamespace(seg_id=f"an9.9:{local}", en=text, page=None) for local, text in lines]
+    doc = SimpleNamespace(doc_id="an9.9", sutta_id="AN 9.9", title="Dye")
+    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+
+
+def test_asked_what_a_simile_means_the_lines_that_apply_it_after_the_simile_join_the_chosen_ones():
+    from chat.pipeline import select
+
+    view = _simile_text()
+    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "an9.9" else None)
+    told = window("an9.9", "AN 9.9", [s.seg_id for s in view.segments[:4]], [s.en for s in view.segments[:4]], 1.0)
+    assert shape_of("What does the simile of the drop of dye illustrate?").meaning
+    chosen = select._meaning_given(index, [told])
+    # the application and the rest of its paragraph, not the next paragraph's narration
+    assert [w.ref for w in chosen] == ["AN 9.9:1.1–1.4", "AN 9.9:2.1–2.2"] and "barely touched" in chosen[1].text
+    # lines that already say what it means are left as they are, and so are lines that tell no simile
+    assert select._meaning_given(index, chosen) == chosen
+    story = window("an9.9", "AN 9.9", ["an9.9:1.2"], [view.segments[1].en], 1.0)
+    assert select._meaning_given(index, [story]) == [story]
+
+
 def test_lines_of_one_text_that_meet_are_read_as_one_window_question_before_answer():
     from chat.pipeline import select
 

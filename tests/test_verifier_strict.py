@@ -517,3 +517,24 @@ def test_a_deed_told_in_the_first_person_is_the_speaker_s_not_the_one_the_speake
                                      "answers [MN 205:1.4–1.5].", asked, "mn205")
     # (its name is four lines from the deed, beyond the window the other checks read: this check does not object)
     assert right.finding is not Finding.DOER_DIFFERS, right.reason
+
+
+def test_a_deed_a_speaker_tells_as_their_own_is_not_given_to_another_the_line_names(stores):
+    asked = "Why didn't the Buddha answer Upaka?"
+    # "if I had answered" is the Buddha's, to Kimbila; Upaka, named in the same line, is the one who asked
+    wrong = _verify_asked_of(stores, "The Buddha explained that if Upaka had answered that the world is finite, he "
+                                     "would have been siding with the finitists [MN 206:2.3].", asked, "mn206")
+    assert wrong.verdict == "unsupported" and wrong.finding is Finding.DOER_DIFFERS, wrong.reason
+    reported = _verify_asked_of(stores, "MN 206 says that if Upaka had answered that the world is finite, he would "
+                                        "have been siding with the finitists [MN 206:2.3].", asked, "mn206")
+    assert reported.finding is Finding.DOER_DIFFERS, reported.reason
+    right = _verify_asked_of(stores, "The Buddha explained that if he had answered that the world is finite, he "
+                                     "would have been siding with the finitists [MN 206:2.3].", asked, "mn206")
+    assert right.verdict == "supported", right.reason
+    named = _verify_asked_of(stores, "The Buddha explained that if the Buddha had answered that the world is finite, "
+                                     "he would have been siding with the finitists [MN 206:2.3].", asked, "mn206")
+    assert named.finding is not Finding.DOER_DIFFERS, named.reason
+    # the one the line says asked did ask: a name in a clause is checked only against a deed told as "I …"
+    asker = _verify_asked_of(stores, "The Buddha explained that when Upaka asked whether the world is finite, "
+                                     "answering would have sided with the finitists [MN 206:2.3].", asked, "mn206")
+    assert asker.finding is not Finding.DOER_DIFFERS, asker.reason

@@ -32,11 +32,11 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from chat.pipeline.compose import key_windows
 from chat.pipeline.premise import Premise, check_premise
-from indexing.vocabulary import is_heading, segment_key
+from indexing.vocabulary import is_heading, section_of, segment_key
 from prompts import load_prompt
 from tools.function_tools import CanonTools, ToolResult, render_evidence
 from tools.language.reasons import gives_reason
-from tools.language.sentences import question_parts
+from tools.language.sentences import applies_a_simile, question_parts, says_what_a_simile_means
 from tools.language.speakers import replier
 from tools.language.words import words
 from tools.passages import clip
@@ -53,6 +53,8 @@ LONG_TEXT = 40  # segments: a text this long has sections the first windows may 
 REASON_REACH = 6  # segments after the leading window read for the reason a "why" question asks
 REPLY_REACH = 8  # segments after a request read for the reply a "how did X answer" question asks
 REPLY_LINES = 8  # lines of that reply joined at most
+MEANING_REACH = 8  # segments after a simile told read for the line that says what it means
+MEANING_LINES = 4  # lines of that line's paragraph joined at most
 JOIN_CHARS = 700  # windows that meet are read as one up to this length (a line as the say prompt shows it)
 SHOWN_TO_MODEL = 6  # candidates the selector sees
 CANDIDATE_CHARS = 280
@@ -151,6 +153,8 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     chosen = await asyncio.to_thread(_each_part_answered, library, question, chosen, ranked)
     if shape.reason:
         chosen = _reason_given(library.evidence, chosen)
+    elif shape.meaning:
+        chosen = _meaning_given(library.evidence, chosen)
     elif (who := replier(question)) is not None:
         chosen = _reply_given(library.evidence, chosen, who)
     selection.premise = check_premise(question, ranked[:SHOWN_TO_MODEL], weights=library.evidence.weights,
@@ -203,9 +207,7 @@ def _each_part_answered(library, question: str, chosen: list[EvidenceWindow],
         rest = _outside(library.evidence, found[0], out)
         if rest is not None:
             out.append(rest)
-    if len({w.doc_id for w in out}) == 1:
-        out.sort(key=lambda w: segment_key(w.seg_ids[0]))
-    return out
+    return _in_reading_order(out)
 
 
 def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
@@ -220,6 +222,28 @@ def _reason_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
         if found is not None:
             view, end, k = found
             return _with(chosen, _outside(index, make_window(view, end + 1, k, window.score), chosen))
+    return chosen
+
+
+def _meaning_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """Asked what a simile means, with a chosen line telling one and none saying what it means: the first line
+    within `MEANING_REACH` segments after it, in its section, that applies it ("This is how it is in the case of
+    …", "In the same way …") joins the chosen ones, with the rest of its paragraph up to `MEANING_LINES`. The
+    question repeats the simile's words ("the lump of salt"), so the search finds the simile; its meaning follows
+    in other words."""
+    if not chosen or any(says_what_a_simile_means(w.text) for w in chosen):
+        return chosen
+    for window in chosen:
+        if not applies_a_simile(window.text):  # tells none
+            continue
+        found = _read_on(index, window, MEANING_REACH, lambda view, k: says_what_a_simile_means(view.segments[k].en))
+        if found is not None:
+            view, _, k = found
+            last = k
+            while last + 1 < min(k + MEANING_LINES, len(view.segments)) and \
+                    section_of(view.segments[last + 1].seg_id) == section_of(view.segments[k].seg_id):
+                last += 1
+            return _in_reading_order(_with(chosen, _outside(index, make_window(view, k, last, window.score), chosen)))
     return chosen
 
 
@@ -245,10 +269,7 @@ def _reply_given(index, chosen: list[EvidenceWindow], who: str) -> list[Evidence
     last = k
     while last + 1 < min(k + REPLY_LINES, len(view.segments)) and speakers[last + 1] == who:
         last += 1
-    out = _with(chosen, _outside(index, make_window(view, k, last, request.score), chosen))
-    if len({w.doc_id for w in out}) == 1:
-        out.sort(key=lambda w: segment_key(w.seg_ids[0]))
-    return out
+    return _in_reading_order(_with(chosen, _outside(index, make_window(view, k, last, request.score), chosen)))
 
 
 def _read_on(index, window: EvidenceWindow, reach: int, wanted) -> tuple[Any, int, int] | None:
@@ -268,6 +289,13 @@ def _read_on(index, window: EvidenceWindow, reach: int, wanted) -> tuple[Any, in
 
 def _with(chosen: list[EvidenceWindow], rest: EvidenceWindow | None) -> list[EvidenceWindow]:
     return [*chosen, rest] if rest is not None else chosen
+
+
+def _in_reading_order(chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """Lines of one text in the text's order: a request before its reply, a simile before what it means."""
+    if len({w.doc_id for w in chosen}) == 1:
+        return sorted(chosen, key=lambda w: segment_key(w.seg_ids[0]))
+    return chosen
 
 
 def _one_where_they_meet(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
@@ -371,7 +399,7 @@ def _list_items(view, evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
         if is_heading(seg.seg_id) or not seg.en.strip():
             continue
         local = seg.seg_id.partition(":")[2]
-        sections.setdefault(local.rpartition(".")[0] or local, []).append(i)
+        sections.setdefault(section_of(local), []).append(i)
     keys = list(sections)
     run = parallel_sections([(k, view.segments[sections[k][0]].en) for k in keys])
     if not run:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from indexing.text import split_at_stops
-from tools.language.words import word_list, word_set
+from tools.language.words import pattern, word_list, word_set
 from tools.references import BRACKET, CitationRef, find_citations, strip_citations
 
 __all__ = ["Sentence", "clause_breaks", "clauses", "closes_segment", "ends_sentence", "final_stop", "phrases",
@@ -161,18 +161,18 @@ def stop_pieces(text: str) -> list[str]:
     return _STOP_PIECE.split(text)
 
 
-# A simile told ("Suppose…", "Just as…", opening a sentence or a quotation) or applied ("In the same way…",
-# "…is a term for…", "I have given you this simile…").
-_SIMILE_TOLD_OR_APPLIED = re.compile(
-    r"(?:^|[.!?”’]\s+|\s“)(?:suppose|it[’']?s like|it is like|just as|just like)\b|"  # the simile itself, whole
-    r"\b(?:in the same way|likewise|so too|similarly|(?:is|are) a term for|this is a term|i say that|"
-    r"that[’']?s how|this is how|i have given you this simile|i[’']?ve given you this simile|the meaning is)\b",
-    re.IGNORECASE)
+_SIMILE_TOLD = re.compile(pattern("simile_told").pattern, re.IGNORECASE)
+_SIMILE_APPLIED = re.compile(pattern("simile_applied").pattern, re.IGNORECASE)
 
 
 def applies_a_simile(text: str) -> bool:
     """Does the text tell a simile or say what one means?"""
-    return bool(_SIMILE_TOLD_OR_APPLIED.search(text))
+    return bool(_SIMILE_TOLD.search(text) or _SIMILE_APPLIED.search(text))
+
+
+def says_what_a_simile_means(text: str) -> bool:
+    """Does the text apply a simile ("In the same way …", "This is how it is in the case of …"), not only tell it?"""
+    return bool(_SIMILE_APPLIED.search(text))
 
 
 _PART_BREAK = re.compile(

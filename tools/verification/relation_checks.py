@@ -161,6 +161,7 @@ def _called_by_name(holder: str, lines: list[str], at: int) -> bool:
 
 _SUBJECT_TITLES = frozenset(fold(w) for w in word_list("subject_titles"))
 _TELLING = frozenset(fold(w) for w in word_list("telling_verbs"))
+_CLAUSE_OPENERS = frozenset(fold(w) for w in word_list("clause_openers"))
 DOER_WORDS = 3  # the name a sentence gives as its doer stands among its first words ("The Buddha saw …")
 ANTECEDENT_LINES = 3  # lines read back from one that tells it of "he" or "she" for the one it means
 QUOTATION_LINES = 12  # lines read back from one said in the first person for the line that says who speaks
@@ -197,6 +198,64 @@ def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named:
     after, said = _after_name(claim, doer)
     if fold(said) in _TELLING:  # a verb of saying gives what the lines say
         return None
+    told = _lines_telling(after, said, others, lines)
+    if told is None:
+        return None
+    verb, best = told
+    for i in best:
+        teller = _speaker(lines, named, i) if _says_i_did(lines[i], verb) else _teller(others, named, i)
+        if teller is None or any(_same_name(d, n) for n in teller for d in {doer, *spellings}):
+            return None
+    return "the cited lines tell this of someone else"
+
+
+def clause_doers(claim: str, candidates: set[str]) -> list[tuple[str, str]]:
+    """The names a sentence gives as the subject of a clause inside it ("The Buddha replied that if Vacchagotta had
+    answered …"): one of `candidates` right after a word that opens a clause (`clause_openers`), with only titles or
+    capitalised words between; each folded, with the sentence from that name on."""
+    tokens = list(re.finditer(r"\w+", claim))
+    found: list[tuple[str, str]] = []
+    for k, opener in enumerate(tokens):
+        if fold(opener.group()) not in _CLAUSE_OPENERS:
+            continue
+        for token in tokens[k + 1: k + 1 + DOER_WORDS]:
+            folded = fold(token.group())
+            if folded in candidates:
+                found.append((folded, claim[token.start():]))
+                break
+            if not token.group()[:1].isupper() and folded not in _SUBJECT_TITLES:
+                break
+    return found
+
+
+def first_person_check(clause: str, doer: str, others: set[str], lines: list[str], speakers: list[str | None],
+                       spellings: frozenset[str] = frozenset()) -> str | None:
+    """A clause that gives a named person a deed the lines tell in someone else's first person: "… if Vacchagotta
+    had answered 'the self survives', he would have been siding with the eternalists", where the line is the
+    Buddha's own "if I had answered that 'the self survives' I would have been siding …" (SN 44.10), which names
+    Vacchagotta as the one who asked. A small model turning a speaker's "I" into a name takes the nearest name.
+    `clause`: the sentence from the name on (`clause_doers`); `doer`: the name, folded; `others`: the sentence's
+    other names; `lines`: the lines that hold the sentence, in order; `speakers`: who speaks each
+    (tools/language/speakers.py). A finding only where every line that best holds the clause tells the deed in the
+    first person and its speaker is known and another; a verb of saying is a deed here ("if I had answered")."""
+    after, said = _after_name(clause, doer)
+    told = _lines_telling(after, said, others, lines)
+    if told is None:
+        return None
+    verb, best = told
+    names_ = {BUDDHA if doer in BUDDHA_NAMES else doer, *spellings}
+    for i in best:
+        spoken_by = speakers[i]
+        if not _says_i_did(lines[i], verb) or not spoken_by or spoken_by.startswith(UNNAMED) \
+                or any(_same_name(n, spoken_by) for n in names_):
+            return None
+    return "the cited lines tell this of someone else"
+
+
+def _lines_telling(after: str, said: str, others: set[str], lines: list[str]) -> tuple[str, list[int]] | None:
+    """The verb of what a sentence says someone did, and the lines that best hold it: those with the verb and the
+    largest share (at least `VIEW_SHARE`) of the words after the name, others' names aside. `after`: the sentence
+    after the name; `said`: its first word (`_after_name`). None when no line holds enough."""
     rest = [w for w in dict.fromkeys(words(after)) if w not in others]
     if len(rest) < 2:
         return None
@@ -210,12 +269,7 @@ def doer_check(claim: str, doer: str, others: set[str], lines: list[str], named:
     top = max(shares.values(), default=0.0)
     if top < VIEW_SHARE:
         return None
-    best = [i for i, share in shares.items() if share == top]
-    for i in best:
-        teller = _speaker(lines, named, i) if _says_i_did(lines[i], verb) else _teller(others, named, i)
-        if teller is None or any(_same_name(d, n) for n in teller for d in {doer, *spellings}):
-            return None
-    return "the cited lines tell this of someone else"
+    return verb, [i for i, share in shares.items() if share == top]
 
 
 def _after_name(claim: str, name: str) -> tuple[str, str]:

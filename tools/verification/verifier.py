@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from indexing.vocabulary import unit_ord
+from indexing.vocabulary import section_of, unit_ord
 from tools.language.reasons import view_asserted
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
 from tools.language.words import fold, folded_words, tokenize, word_list, words
@@ -63,9 +63,11 @@ from tools.verification.relation_checks import (
     CONCLUSION_REACH,
     QUOTATION_LINES,
     addressed_check,
+    clause_doers,
     definition_check,
     doer_check,
     doer_of,
+    first_person_check,
     quote_speaker_check,
     sayer_check,
     speaker_check,
@@ -555,10 +557,10 @@ class ClaimVerifier:
         """`definition_check` over each cited range: its lines and `CONCLUSION_REACH` after them within their
         section (the conditions a definition sets out, then the line that says what they define)."""
         for view, first, last in self._cited_spans(refs, views):
-            section = _section(view.segments[last].seg_id)
+            section = section_of(view.segments[last].seg_id)
             after = view.segments[last + 1: last + CONCLUSION_REACH + 1]
             following = [s.en for s in view.segments[first: last + 1]] + \
-                [s.en for s in after if _section(s.seg_id) == section]
+                [s.en for s in after if section_of(s.seg_id) == section]
             found = definition_check(plain, following, [s.en for s in view.segments])
             if found:
                 return found
@@ -570,11 +572,14 @@ class ClaimVerifier:
         and those the checks found it in, `ANTECEDENT_LINES` wider each side: before, the line that names whom "he"
         means; after, the line that tells the deed ("he saw …") when the lines cited tell only what was seen.
         `sayer_check` for the one it says said it ("The Buddha tells Bāhiya …"), over the lines near those, with
-        who speaks each."""
+        who speaks each. `first_person_check` for each name that is the subject of a clause inside the sentence
+        ("… that if Vacchagotta had answered …"), over the same lines with who speaks each."""
         plain = _REPORTED.sub("", plain, count=1)  # "Bu Pc 53 says that the Buddha saw …": the Buddha saw it
         given = _names(plain, views)
-        doer = doer_of(plain, set(given) | _SPEAKER_TITLES)
-        if doer is None:
+        candidates = set(given) | _SPEAKER_TITLES
+        doer = doer_of(plain, candidates)
+        inner = clause_doers(plain, candidates)
+        if doer is None and not inner:
             return None
         by_doc = {v.sutta_id: v for v in views}
         spans: dict[str, list[int]] = {}
@@ -586,6 +591,7 @@ class ClaimVerifier:
             found = [view.position[s] for s in (evidence.seg_start, evidence.seg_end) if s in view.position]
             spans.setdefault(view.sutta_id, []).extend(found)
         lines: list[str] = []
+        spoken: list[str | None] = []  # who speaks each of `lines`
         said: list[str] = []  # the lines near those cited, with who speaks each, for a sentence of what one says
         speakers: list[str | None] = []
         for sutta_id, ends in spans.items():
@@ -593,22 +599,34 @@ class ClaimVerifier:
             lo, hi = max(0, min(ends) - QUOTATION_LINES), max(ends) + ANTECEDENT_LINES + 1
             lines.extend(s.en for s in view.segments[lo:hi])
             who = self.index.speakers(view)
-            if speaks_in(doer, who):
+            spoken.extend(who[lo:hi])
+            if doer is not None and speaks_in(doer, who):
                 near = max(0, min(ends) - ANTECEDENT_LINES)
                 said.extend(s.en for s in view.segments[near:hi])
                 speakers.extend(who[near:hi])
+        for name, clause in inner:
+            others = set(given) - {name}
+            if deed := first_person_check(clause, name, others, lines, spoken, self._spellings(name, given)):
+                return Finding.DOER_DIFFERS, deed
+        if doer is None:
+            return None
         lowercase = frozenset().union(*(v.lowercase for v in views))
         named = [{k for k, w in names(line, lowercase).items() if not spoken_to(w, line)}
                  | {t for t in _SPEAKER_TITLES if t in re.findall(r"\w+", fold(line))} for line in lines]
-        # "Maha Kassapa" is the texts' Mahākassapa; the Buddha is also the Teacher and the Realized One
-        spellings = frozenset({joined_name(doer, given[doer])} if doer in given else
-                              _SPEAKER_TITLES if doer in _SPEAKER_TITLES else ())
+        spellings = self._spellings(doer, given)
         others = set(given) - {doer}
         if deed := doer_check(plain, doer, others, lines, named, spellings):
             return Finding.DOER_DIFFERS, deed
         if said and (words_of := sayer_check(plain, doer, others, said, speakers, spellings)):
             return Finding.WORDS_GIVEN_TO_ANOTHER, words_of
         return None
+
+    @staticmethod
+    def _spellings(name: str, given: dict[str, str]) -> frozenset[str]:
+        """Other ways the texts write a name a sentence gives: "Maha Kassapa" is the texts' Mahākassapa; the Buddha
+        is also the Teacher and the Realized One."""
+        return frozenset({joined_name(name, given[name])} if name in given else
+                         _SPEAKER_TITLES if name in _SPEAKER_TITLES else ())
 
     def _words_given_to_another(self, plain: str, refs: list[CitationRef], views: list[SuttaView]) -> str | None:
         """`quote_speaker_check` for a sentence that gives a quotation to someone it names (the Buddha included),
@@ -1148,11 +1166,6 @@ def is_claim(sentence: Sentence) -> bool:
 # Words for the Buddha where he is the one who speaks: a speaker as a name is (he is no name to `names`)
 _SPEAKER_TITLES = frozenset(fold(w) for w in word_list("speaker_titles"))
 _REPORTED = re.compile(rf"^\s*(?:{MENTION.pattern})\s+says\s+that\s+", re.IGNORECASE)  # the say-again opener
-
-
-def _section(seg_id: str) -> str:
-    """"sn35.63:2.6" -> "sn35.63:2": the section a segment is in."""
-    return seg_id.rpartition(".")[0]
 
 
 def _names(plain: str, views: list[SuttaView]) -> dict[str, str]:
