@@ -154,6 +154,12 @@ SUTTAS = {
         ("2.3", "“Kimbila, when Upaka asked me whether the world is finite, if I had answered that the world is "
                 "finite, I would have been siding with the ascetics who are finitists.”"),
     ]),
+    "mn207": ("A Lump of Foam", [
+        ("1.1", "“Suppose a river carried along a big lump of foam: what core could there be in a lump of foam?"),
+        ("1.2", "In the same way, a mendicant sees any kind of feeling as hollow."),
+        ("2.1", "Form is like a lump of foam;"),
+        ("2.2", "feeling is like a bubble.”"),
+    ]),
 }
 
 

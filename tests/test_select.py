@@ -70,6 +70,17 @@ async def test_a_simile_question_gets_the_lines_that_apply_the_simile_not_a_list
     assert "[2]" in selection.hint(canon.recorder)
 
 
+async def test_a_passage_another_text_repeats_is_chosen_once_and_leaves_room_for_the_lines_beside_it():
+    verses = "May all beings be happy! Whatever living creatures there are, may all beings be happy!"
+    snp = window("snp1.8", "Snp 1.8", ["snp1.8:3.3"], [verses], 1.0)
+    kp = window("kp9", "Kp 9", ["kp9:3.3"], [verses], 0.95)
+    mother = window("snp1.8", "Snp 1.8", ["snp1.8:7.1"], [
+        "Even as a mother would protect with her life her child, so for all creatures unfold a boundless heart."], 0.8)
+    canon = FakeCanon([snp, kp, mother])
+    chosen = (await select_lines(None, canon, "How should one protect all living beings?")).chosen
+    assert [w.ref for w in chosen] == ["Snp 1.8:3.3", "Snp 1.8:7.1"]
+
+
 async def test_the_model_selects_among_numbered_lines_under_a_grammar_and_its_pick_leads():
     llm = scripted(["1"])
     canon = FakeCanon([SIMILE, SIMILE_LIST])

@@ -353,3 +353,21 @@ def test_a_sentence_that_gives_something_what_its_lines_say_it_has_given_up_is_t
     # named where something is had too, the words are not the given up alone
     had = [*lines, "The first absorption has sensual desire, ill will and doubt as its enemies."]
     assert given_up_check("It has sensual desire, ill will and doubt.", had) is None
+
+
+def test_two_things_likened_to_what_the_text_likens_only_one_of_them_to():
+    from tools.verification.claim_checks import likened_pair_check
+
+    text = ["Suppose a river carried along a big lump of foam: what core could there be in a lump of foam?",
+            "In the same way, a mendicant sees any kind of feeling as hollow.",
+            "Form is like a lump of foam;", "feeling is like a bubble."]
+    assert likened_pair_check("Form and feeling are compared to a big lump of foam.", text)
+    # each likened to its own, or both to what the text likens both to, stand
+    assert likened_pair_check("Form is like a lump of foam and feeling is like a bubble.", text) is None
+    assert likened_pair_check("Form and feeling are seen as hollow.", text) is None
+    both = [*text, "Perception is like a lump of foam too."]
+    assert likened_pair_check("Form and perception are compared to a lump of foam.", both) is None
+    # "…, and" joins another clause, not two things likened
+    assert likened_pair_check("The river carries foam, and the bubble stands for feeling.", text) is None
+    # neither likened to it line by line: left to the other checks
+    assert likened_pair_check("Form and feeling are compared to a river.", text) is None

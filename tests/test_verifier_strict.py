@@ -538,3 +538,14 @@ def test_a_deed_a_speaker_tells_as_their_own_is_not_given_to_another_the_line_na
     asker = _verify_asked_of(stores, "The Buddha explained that when Upaka asked whether the world is finite, "
                                      "answering would have sided with the finitists [MN 206:2.3].", asked, "mn206")
     assert asker.finding is not Finding.DOER_DIFFERS, asker.reason
+
+
+def test_two_things_likened_to_what_the_text_likens_one_of_them_to_do_not_stand(stores):
+    asked = "What are form and feeling compared to?"
+    # every word is in the cited line and its neighbours; the text likens feeling to a bubble
+    wrong = _verify_asked_of(stores, "Form and feeling are compared to a big lump of foam [MN 207:1.1].", asked,
+                             "mn207")
+    assert wrong.verdict == "unsupported" and wrong.finding is Finding.LIKENED_APART, wrong.reason
+    right = _verify_asked_of(stores, "Form is like a lump of foam, and feeling is like a bubble [MN 207:2.1–2.2].",
+                             asked, "mn207")
+    assert right.verdict == "supported", right.reason

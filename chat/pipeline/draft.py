@@ -54,6 +54,7 @@ class Reason(StrEnum):
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"
     DOER_DIFFERS = "doer_differs"
     OTHER_SIDE = "other_side"
+    LIKENED_APART = "likened_apart"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -84,6 +85,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.WORDS_GIVEN_TO_ANOTHER: "It gives someone words that the text gives to another.",
     Reason.DOER_DIFFERS: "The cited lines tell this of someone else.",
     Reason.OTHER_SIDE: "The cited lines say this of the other of two things the text sets side by side.",
+    Reason.LIKENED_APART: "The text says this of only one of the two things it names.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",

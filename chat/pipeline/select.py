@@ -55,6 +55,7 @@ REPLY_REACH = 8  # segments after a request read for the reply a "how did X answ
 REPLY_LINES = 8  # lines of that reply joined at most
 MEANING_REACH = 8  # segments after a simile told read for the line that says what it means
 MEANING_LINES = 4  # lines of that line's paragraph joined at most
+REPEAT_SHARE = 0.8  # words two texts' windows share (of all either has) to be one passage said twice
 JOIN_CHARS = 700  # windows that meet are read as one up to this length (a line as the say prompt shows it)
 SHOWN_TO_MODEL = 6  # candidates the selector sees
 CANDIDATE_CHARS = 280
@@ -131,7 +132,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     shown = len(recorder.evidence)  # numbers up to here are in the tool results the model reads
     shape = shape_of(question)
     items = await asyncio.to_thread(_more_candidates, canon, question, shape)
-    ranked = _within_scope(library.evidence, _ranked(recorder.evidence, shape), question, scope)
+    ranked = _unrepeated(_within_scope(library.evidence, _ranked(recorder.evidence, shape), question, scope))
     selection = Selection(how="scores")
     if items:
         # the best line leads (it may be the question's other half: "what is a mirror for"), then the items
@@ -167,6 +168,20 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
         _record(recorder, question, selection, time.perf_counter() - started)
     return selection
+
+
+def _unrepeated(ranked: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """The windows less those that repeat a better one of another text nearly word for word (`REPEAT_SHARE` of
+    their words in common): the canon says a passage in several books (Snp 1.8 and Kp 9, DN 16 and SN 6.15), and
+    the same lines twice leave no room for the lines that answer beside them ("Even as a mother would protect …"
+    after the verses that share the question's words)."""
+    kept: list[tuple[EvidenceWindow, set[str]]] = []
+    for window in ranked:
+        own = set(words(window.text))
+        if not any(other.doc_id != window.doc_id and own and len(own & held) >= REPEAT_SHARE * len(own | held)
+                   for other, held in kept):
+            kept.append((window, own))
+    return [w for w, _ in kept]
 
 
 def _within_scope(index, ranked: list[EvidenceWindow], question: str,

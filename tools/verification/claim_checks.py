@@ -382,6 +382,36 @@ def given_up_check(claim: str, cited: list[str]) -> str | None:
     return None
 
 
+_LIKENS = re.compile(pattern("likens").pattern, re.IGNORECASE)
+# "form and feeling": not "…, and the bowl", where "and" joins another clause
+_PAIR = re.compile(r"\b(\w+)\s+and\s+(?:the\s+|a\s+|an\s+)?(\w+)$")
+
+
+def likened_pair_check(claim: str, text: list[str]) -> str | None:
+    """A sentence that likens two things to one ("form and feeling are compared to a big lump of foam") where the
+    text likens one of them to it and not the other (SN 22.95: "Form is like a lump of foam; feeling is like a
+    bubble"). Each thing is paired when one line of `text` (the cited text's lines) holds it with at least half the
+    words of what it is likened to. A finding only where one is paired and the other is not: where neither is, the
+    text says it otherwise than line by line, and the other checks judge it."""
+    m = _LIKENS.search(claim)
+    pair = _PAIR.search(claim[: m.start()].strip()) if m else None
+    if m is None or pair is None:
+        return None
+    things = [set(tokenize(pair.group(1))), set(tokenize(pair.group(2)))]
+    likened = set(tokenize(claim[m.end():])) - things[0] - things[1]
+    if not all(things) or not likened:
+        return None
+    lines = [set(tokenize(line)) for line in text]
+
+    def paired(thing: set[str]) -> bool:
+        return any(thing <= held and 2 * len(likened & held) >= len(likened) for held in lines)
+
+    held = [paired(thing) for thing in things]
+    if any(held) and not all(held):
+        return "the text likens only one of the two things it names to this"
+    return None
+
+
 def claims_a_reason(claim: str) -> bool:
     """The sentence, outside its quotations, gives a reason ("… because …"): a reason quoted in the text's own
     words is the text's."""

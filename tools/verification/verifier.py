@@ -33,6 +33,7 @@ from tools.verification.claim_checks import (
     given_up_check,
     instruction_check,
     joined_name,
+    likened_pair_check,
     mend_quotations,
     misquoted,
     name_check,
@@ -147,6 +148,7 @@ class Finding(StrEnum):
     WORDS_GIVEN_TO_ANOTHER = "words_given_to_another"  # "X said “…”" where the text has Y say it to X
     DOER_DIFFERS = "doer_differs"  # "X saw …" where the lines tell it of Y
     OTHER_SIDE = "other_side"  # "X is defined as …" from the lines that define the Y the text sets beside X
+    LIKENED_APART = "likened_apart"  # "X and Y are like Z" where the text likens only X to Z
 
 
 @dataclass
@@ -470,6 +472,8 @@ class ClaimVerifier:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.INSTRUCTION_UNSTATED, unstated
             elif given_up := given_up_check(plain, cited_lines):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, given_up
+            elif apart := likened_pair_check(plain, self._text_lines(sentence.citations, views)):
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.LIKENED_APART, apart
         if strict and verdict.verdict == "supported" and not verbatim and view_asserted(plain):
             unstated = self._view_unstated(plain, sentence.citations, views)
             if unstated:
@@ -674,6 +678,13 @@ class ClaimVerifier:
             lo = view.position[ev.seg_start]
             lines.extend(_around(view, lo, view.position.get(ev.seg_end or ev.seg_start, lo)))
         return lines
+
+    @staticmethod
+    def _text_lines(refs: list[CitationRef], views: list[SuttaView]) -> list[str]:
+        """Every line of the texts a sentence cites: a simile's two halves ("Form is like a lump of foam; / feeling
+        is like a bubble") may lie far from the lines cited."""
+        cited = {c.sutta_id for c in refs if c.ok}
+        return [s.en for v in views if v.sutta_id in cited for s in v.segments]
 
     def _cited_lines(self, refs: list[CitationRef], views: list[SuttaView]) -> list[str]:
         """The lines the citations name, `REASON_MARGIN` segments wider each side (a citation one line off); [] when
