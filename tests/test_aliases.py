@@ -38,7 +38,6 @@ def test_titles_come_from_the_docstore_not_only_the_csv(lib):
 def test_alias_embedded_in_a_question(lib):
     res = lib.aliases.resolve("what does the fire sermon say is burning?")
     assert [c.sutta_id for c in res.candidates] == ["SN 35.28"]
-    assert res.matches[0].text == "the fire sermon"
     res = lib.aliases.resolve("In the Kakacūpama Sutta, what should one do when bandits saw off one's limbs?")
     assert [c.sutta_id for c in res.candidates] == ["MN 21"]
 
@@ -194,3 +193,14 @@ def test_the_verses_of_a_named_nun_or_monk_are_her_or_his_poem_not_a_discourse_w
     assert verses_of("the verses of the nun kisagotami".split(), 5, 6)
     assert not verses_of("the verses of the nun kisagotami".split(), 1, 2)
     assert not verses_of("what kisagotami said".split(), 1, 2)
+
+
+def test_a_name_cued_by_the_word_after_it_does_not_open_with_a_preposition():
+    # "Sermon" cues the name before it: "the fire sermon" (a nickname of SN 35.28), not "to the fire", which names
+    # the three texts titled "Fire" and, found first, hid the nickname (the reader was told "never mention Sermon")
+    index = AliasIndex()
+    for sutta_id in ("AN 5.219", "Iti 93", "SN 46.53"):
+        index.add("Fire", sutta_id, "title")
+    index.add("Fire Sermon", "SN 35.28", "nickname")
+    res = index.resolve("According to the Fire Sermon, what is the eye burning with?")
+    assert [(m.text, [c.sutta_id for c in m.candidates]) for m in res.matches] == [("the fire sermon", ["SN 35.28"])]

@@ -284,7 +284,9 @@ class AliasIndex:
                 if any(m.start < j and i < m.end for m in found):
                     continue  # inside a longer match already taken
                 window = words[i:j]
-                cue = j < n and words[j] in _CUE_AFTER
+                # "Sutta", "Sermon" after a window cue the name it ends; a name does not open with a function word
+                # other than "the" ("According to the Fire Sermon": "to the fire" is no name, "the fire sermon" is)
+                cue = j < n and words[j] in _CUE_AFTER and (window[0] == "the" or window[0] not in STOPWORDS)
                 raw = " ".join(window)
                 key = _SUTTA_SUFFIX.sub("", raw).strip()
                 if key != raw:
