@@ -378,9 +378,12 @@ def test_a_sentence_under_the_number_of_lines_far_from_those_that_hold_it_is_cit
     checked = checks.check(parse(sentence), lambda sentences, cite_from: verifier.verify(
         sentences, passages_of(store, "mn201"), strict=True, cite_from=cite_from), ["MN 201"])
     assert "[MN 201:1.2]" in render(checked.draft)
-    # cited beside the lines that hold it (2.2 is two lines from 1.2), or to the whole text: the citation stands
+    # cited beside the lines that hold it (2.2 is two lines from 1.2): the citation runs on to them, so that the side
+    # panel shows the line that says it; cited to lines that hold it, or to the whole text: the citation stands
     assert _verify(stores, "The Buddha stayed near Ayojjhā on the Ganges bank "
-                           "[MN 201:2.2].").cited_to is None
+                           "[MN 201:2.2].").cited_to == "MN 201:1.2–2.2"
+    assert _verify(stores, "The Buddha stayed near Ayojjhā on the Ganges bank "
+                           "[MN 201:1.1–1.2].").cited_to is None
     assert _verify(stores, "The Buddha stayed near Ayojjhā on the Ganges bank "
                            "[MN 201].").cited_to is None
 

@@ -511,9 +511,8 @@ class ClaimVerifier:
                 mended = self._mended(sentence, views, retrieved, judge, strict, about, framing)
                 if mended is not None:
                     return mended
-        if strict and verdict.verdict == "supported" and verdict.evidence is not None and not verdict.cited_to \
-                and self._far_from_cited(sentence.citations, verdict.evidence, views):
-            verdict.cited_to = verdict.evidence.ref
+        if strict and verdict.verdict == "supported" and verdict.evidence is not None and not verdict.cited_to:
+            verdict.cited_to = self._repointed(sentence.citations, verdict.evidence, views)
         if len(views) > 1 and verdict.verdict in ("supported", "partial"):
             verdict.idle_citations = self._idle(sentence.citations, parts, results, views)
         if verdict.verdict == "unsupported" and verdict.finding is Finding.NOT_IN_TEXT:
@@ -644,21 +643,29 @@ class ClaimVerifier:
                      if (found := quote_speaker_check(plain, named, [s.en for s in v.segments]))), None)
 
     @staticmethod
-    def _far_from_cited(refs: list[CitationRef], evidence: Evidence, views: list[SuttaView]) -> bool:
-        """Whether the lines that hold a sentence lie beyond the neighbours (`STRICT_REGION`) of every line its
-        references to that text name: the model wrote another line's number ("If a mendicant approves … this gives
-        rise to relishing" as SN 35.63:3.13–3.18, where relishing ceases; it is 2.1–2.3), and the side panel would
-        open lines that do not say it. False when a reference names the whole text or the text is not cited."""
+    def _repointed(refs: list[CitationRef], evidence: Evidence, views: list[SuttaView]) -> str | None:
+        """Where a sentence's citation should point when the lines that hold it are not among those it cites: those
+        lines, when they lie beyond the neighbours (`STRICT_REGION`) of every line its references to that text
+        name (the model wrote another line's number: "If a mendicant approves … this gives rise to relishing" as
+        SN 35.63:3.13–3.18, where relishing ceases; it is 2.1–2.3); the cited lines run on to them, when they are
+        next to them (SN 3.25's mountains cited at 4.15–6.4, what they stand for said at 7.1: the side panel shows
+        both). None when the cited lines hold it, a reference names the whole text, or the text is not cited."""
         view = next((v for v in views if v.sutta_id == evidence.sutta_id), None)
         if view is None:
-            return False
+            return None
         local = [seg.rpartition(":")[2] if seg else None for seg in (evidence.seg_start, evidence.seg_end)]
         held = cited_span(view, local[0], local[1])
         spans = [cited_span(view, r.seg_start, r.seg_end) for r in refs if r.ok and r.sutta_id == evidence.sutta_id]
         known = [span for span in spans if span is not None]
         if held is None or not spans or len(known) < len(spans):
-            return False
-        return all(held[0] > hi + STRICT_REGION or held[1] < lo - STRICT_REGION for lo, hi in known)
+            return None
+        if all(held[0] > hi + STRICT_REGION or held[1] < lo - STRICT_REGION for lo, hi in known):
+            return evidence.ref
+        if any(lo <= held[1] and held[0] <= hi for lo, hi in known):
+            return None
+        lo, hi = min(known, key=lambda span: min(abs(span[0] - held[1]), abs(held[0] - span[1])))
+        first, last = (view.segments[k].seg_id.rpartition(":")[2] for k in (min(lo, held[0]), max(hi, held[1])))
+        return f"{view.sutta_id}:{first}–{last}" if first != last else f"{view.sutta_id}:{first}"
 
     def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
         """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
