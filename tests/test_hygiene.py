@@ -133,6 +133,15 @@ def test_a_quotation_opened_and_never_closed_is_closed_before_its_reference():
         'He said "go" to them [MN 1:1.1].')
 
 
+def test_a_single_quote_mark_closing_a_quotation_none_opened_inside_it_is_dropped():
+    cut = "The Buddha's last words were \"Conditions fall apart. Persist with diligence.'\" [DN 16:6.7.3]."
+    assert without_dangling_clauses(cut) == \
+        "The Buddha's last words were \"Conditions fall apart. Persist with diligence.\" [DN 16:6.7.3]."
+    # opened inside, it is the quotation's own; an apostrophe is no quote mark
+    whole = "He said \"the Buddha told me, 'Go.'\" [MN 1:1.1]. It is \"the Buddha's.\" [MN 1:1.2]."
+    assert without_dangling_clauses(whole) == whole
+
+
 def test_a_sentence_citing_the_main_text_and_another_is_held_to_the_main_text():
     draft = ("The Buddha crossed the flood by faith [SN 1.1:1.3–1.8; SN 10.12:5.1]. "
              "By faith one crosses the flood [SN 10.12:5.1].")

@@ -45,6 +45,10 @@ _BROKEN_OFF = re.compile(r"\b(\w+)\.\s+[a-z]")
 _OPENED = re.compile(r'(?:^|(?<=[\s(]))"(?=\w)(?=[^"]*$)')  # the last straight quote mark, opening a quotation
 _QUOTE_AFTER_REF = re.compile(r"(\][.!?]?)\"(?=\s|$)")
 _QUOTE_END = re.compile(r"\s*\[|[.!?](?=\s|$)")  # where the quoted sentence ends: its reference or its stop
+# a quotation that ends on a single quote mark after its stop: "Persist with diligence.'" (the line's own inner
+# quotation, copied without its opening)
+_SINGLE_AT_END = re.compile(r'"([^"]*?[.!?,;])[\'’]"')
+_SINGLE_OPENED = re.compile(r"(?:^|[\s(“—])[‘']\w")
 QUOTE_TAIL_WORDS = 3  # a sentence's last words found verbatim in a passage that goes straight on: a cut quotation
 
 
@@ -143,10 +147,13 @@ def without_dangling_clauses(draft: Draft, evidence: Sequence[str] = ()) -> Draf
 def _quotes_paired(line: Line) -> Line:
     """A straight quote mark left after a sentence's reference with none opened before it ("… lesser life
     [MN 63:2.14].\"") closes nothing a reader can see: it goes; one opened and never closed ("states, \"Tireless all
-    night … peaceful sage [MN 131:10.14].") is closed where the quotation ends, before its reference."""
-    text = line.written
+    night … peaceful sage [MN 131:10.14].") is closed where the quotation ends, before its reference. A single quote
+    mark that closes a quotation none opened inside it ("\"Conditions fall apart. Persist with diligence.'\"", the
+    line's own inner quotation cut) goes too."""
+    text = _SINGLE_AT_END.sub(lambda m: m.group(0) if _SINGLE_OPENED.search(m.group(1)) else f'"{m.group(1)}"',
+                              line.written)
     if text.count('"') % 2 == 0:
-        return line
+        return replace(line, written=text) if text != line.written else line
     if (opened := _OPENED.search(text)) and (end := _QUOTE_END.search(text, opened.end())):
         return replace(line, written=text[: end.start()] + '"' + text[end.start():])
     return replace(line, written=_QUOTE_AFTER_REF.sub(r"\1", text, count=1))
