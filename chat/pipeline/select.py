@@ -248,18 +248,16 @@ def _meaning_given(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
     in other words."""
     if not chosen or any(says_what_a_simile_means(w.text) for w in chosen):
         return chosen
-    for window in chosen:
-        if not applies_a_simile(window.text):  # tells none
-            continue
-        found = _read_on(index, window, MEANING_REACH, lambda view, k: says_what_a_simile_means(view.segments[k].en))
-        if found is not None:
-            view, _, k = found
-            last = k
-            while last + 1 < min(k + MEANING_LINES, len(view.segments)) and \
-                    section_of(view.segments[last + 1].seg_id) == section_of(view.segments[k].seg_id):
-                last += 1
-            return _in_reading_order(_with(chosen, _outside(index, make_window(view, k, last, window.score), chosen)))
-    return chosen
+    for window in chosen:  # none says what it means: one that tells a simile, read on
+        if applies_a_simile(window.text) and (found := _read_on(
+                index, window, MEANING_REACH, lambda view, k: says_what_a_simile_means(view.segments[k].en))):
+            break
+    else:
+        return chosen
+    view, _, k = found
+    section = section_of(view.segments[k].seg_id)
+    last = _run_end(view, k, MEANING_LINES, lambda j: section_of(view.segments[j].seg_id) == section)
+    return _in_reading_order(_with(chosen, _outside(index, make_window(view, k, last, window.score), chosen)))
 
 
 def _reply_given(index, chosen: list[EvidenceWindow], who: str) -> list[EvidenceWindow]:
@@ -281,9 +279,7 @@ def _reply_given(index, chosen: list[EvidenceWindow], who: str) -> list[Evidence
     if found is None:
         return chosen
     view, _, k = found
-    last = k
-    while last + 1 < min(k + REPLY_LINES, len(view.segments)) and speakers[last + 1] == who:
-        last += 1
+    last = _run_end(view, k, REPLY_LINES, lambda j: speakers[j] == who)
     return _in_reading_order(_with(chosen, _outside(index, make_window(view, k, last, request.score), chosen)))
 
 
@@ -300,6 +296,15 @@ def _read_on(index, window: EvidenceWindow, reach: int, wanted) -> tuple[Any, in
         if wanted(view, k):
             return view, end, k
     return None
+
+
+def _run_end(view, k: int, most: int, goes_on) -> int:
+    """The last line of the run that starts at line `k` and goes on while `goes_on(j)` holds, `most` lines at most:
+    the reply's speaker still speaking, the paragraph that applies a simile not yet over."""
+    last = k
+    while last + 1 < min(k + most, len(view.segments)) and goes_on(last + 1):
+        last += 1
+    return last
 
 
 def _with(chosen: list[EvidenceWindow], rest: EvidenceWindow | None) -> list[EvidenceWindow]:

@@ -664,8 +664,7 @@ class ClaimVerifier:
         if any(lo <= held[1] and held[0] <= hi for lo, hi in known):
             return None
         lo, hi = min(known, key=lambda span: min(abs(span[0] - held[1]), abs(held[0] - span[1])))
-        first, last = (view.segments[k].seg_id.rpartition(":")[2] for k in (min(lo, held[0]), max(hi, held[1])))
-        return f"{view.sutta_id}:{first}–{last}" if first != last else f"{view.sutta_id}:{first}"
+        return Window(view, min(lo, held[0]), max(hi, held[1]), 0.0, frozenset()).ref
 
     def _first_person(self, plain: str, views: list[SuttaView]) -> str | None:
         """The first name a sentence gives (folded), not a word its texts write in lowercase (a title's name counts:
