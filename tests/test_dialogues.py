@@ -32,6 +32,7 @@ def _prompt_text(llm, call: int = 0) -> str:
     "And what do those in turn fulfil?", "Why does that discourse say so?", "What did she do there?",
     "Who was listening?", "And the third one?", "What about anger?",
     "What did Sāriputta say to him?",  # an object pronoun is someone other than the person the question names
+    "Why did Ānanda praise her?",  # in the same clause as the name, never that person
     "What did Sāriputta say about it before he left?",  # "he" is Sāriputta, "it" is the conversation's
     "Why did the Buddha say he would not teach?",  # "the Buddha" is everyone's subject, so "he" may be anyone's
 ])
@@ -45,6 +46,9 @@ def test_questions_that_lean_on_the_conversation(question):
     "What does the Buddha teach about the four noble truths of suffering?",
     "Who was Angulimala's teacher before he met the Buddha?",  # "he" is the person the question itself names
     "What did Kisā Gotamī learn when she went from house to house?",
+    # a pronoun inside a clause that opens after the person named is that person
+    "What did the nun Subhā give to the man who harassed her in Jīvaka's mango grove?",
+    "How did Ānanda reply when the Buddha praised him?",
 ])
 def test_questions_that_stand_on_their_own_words(question):
     assert leans_on_conversation(question) is None

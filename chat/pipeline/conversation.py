@@ -62,6 +62,8 @@ _SAME = pattern("same")
 _ANAPHORA = pattern("anaphora")
 _POINTER = pattern("pointer")
 _SUBJECT_PRONOUNS = word_set("subject_pronouns")
+_CLAUSE_START = re.compile(r"\b(?:" + "|".join(sorted(word_set("clause_openers") | word_set("relative_pronouns")))
+                           + r")\b")
 _DEMONSTRATIVE = pattern("demonstrative")
 _NOT_POINTERS = pattern("not_pointers")
 _ELLIPSIS = pattern("ellipsis")
@@ -115,7 +117,12 @@ def leans_on_conversation(question: str) -> str | None:
         # "Who was Angulimala's teacher before he met the Buddha?": a subject pronoun after a person the question
         # itself names is that person, not someone of the conversation's ("What did Sāriputta say to him?" still
         # points back: an object is someone else)
-        if m.group(0) in _SUBJECT_PRONOUNS and any(0 <= at < m.start() for at in named_at):
+        before = [at for at in named_at if 0 <= at < m.start()]
+        if m.group(0) in _SUBJECT_PRONOUNS and before:
+            continue
+        # "What did the nun Subhā give to the man who harassed her?": a pronoun in a clause that opens after the
+        # person named is bound by that person (a pronoun is not bound within its own clause, "Sāriputta … him")
+        if _THIRD_PERSON.fullmatch(m.group(0)) and any(_CLAUSE_START.search(plain, at, m.start()) for at in before):
             continue
         return f"it points back ({m.group(0)!r})"
     own = _own_words(question)
