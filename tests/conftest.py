@@ -160,6 +160,12 @@ SUTTAS = {
         ("2.1", "Form is like a lump of foam;"),
         ("2.2", "feeling is like a bubble.”"),
     ]),
+    "mn208": ("The Bandit", [
+        ("1.1", "Now at that time there was a bandit named Aṅgulimāla."),
+        ("1.2", "He was violent, a hardened killer."),
+        ("2.1", "Later Aṅgulimāla saw a woman in a difficult labour."),
+        ("2.2", "“Aṅgulimāla, go to that woman and bless her.”"),
+    ]),
 }
 
 

@@ -19,6 +19,10 @@ def keeping_to_main_texts(text: str, main: set[str]) -> str:
     return render(hygiene.keeping_to_main_texts(parse(text), main))
 
 
+def without_echoes(text: str, question: str) -> str:
+    return render(hygiene.without_echoes(parse(text), question))
+
+
 def without_dangling_clauses(text: str, evidence=()) -> str:
     return render(hygiene.without_dangling_clauses(parse(text), evidence))
 
@@ -158,3 +162,22 @@ def test_a_sentence_the_last_turn_already_said_is_a_repeat_but_its_quoted_lines_
     assert render(hygiene.tidy_draft(parse(draft), before)) == (
         "The Buddha tells the Kālāmas not to go by oral transmission or lineage [AN 3.65:3.2].")
     assert tidy_draft(draft) == draft
+
+
+def test_a_sentence_that_only_gives_the_question_back_goes():
+    asked = "What did he do after he became a monk?"
+    assert without_echoes("He became a monk [MN 86:6.21]. He lived alone, withdrawn and resolute [MN 86:16.1].",
+                          asked) == "He lived alone, withdrawn and resolute [MN 86:16.1]."
+    # reported speech gives nothing more: "DN 31 says that" opens what the text is said to say
+    assert without_echoes("DN 31 says that the noble disciple gives up four corrupt deeds [DN 31:2.1].",
+                          "What are the four corrupt deeds a noble disciple gives up?") == ""
+    # a name the question lacks is the answer to who
+    who = "The Buddha saw the monks playing in the river [Bu Pc 53:1.2]."
+    assert without_echoes(who, "Who saw the monks playing in the river?") == who
+    # a yes or no, which text, or where, is answered by giving the question back with its citation
+    assert without_echoes("The eye is burning [SN 35.28:1.4].", "Is the eye burning?") == \
+        "The eye is burning [SN 35.28:1.4]."
+    assert without_echoes("The eye is burning [SN 35.28:1.4].", "Which discourse says the eye is burning?") == \
+        "The eye is burning [SN 35.28:1.4]."
+    assert without_echoes("The eye is burning [SN 35.28:1.4].", "Where does the Buddha say the eye is burning?") \
+        == "The eye is burning [SN 35.28:1.4]."

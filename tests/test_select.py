@@ -120,6 +120,10 @@ def test_shapes_credit_the_structure_the_question_asks_for():
     why = shape_of("Why would a skilled tracker not conclude it is a great bull elephant?")
     assert shape_credit(why, "Why not? Because dwarf cow elephants have big footprints.") == 1.0
     assert shape_credit(why, "He sees a large footprint, long and broad.") == 0.0
+    who = shape_of("Who was Aṅgulimāla?")
+    assert shape_credit(who, "Now at that time there was a bandit named Aṅgulimāla.") == 1.0
+    assert shape_credit(who, "Then Aṅgulimāla went to that woman.") == 0.0
+    assert not shape_of("Who was listening?").any  # who someone was, not who did something
 
 
 def test_a_list_set_out_section_by_section_is_found_by_its_parallel_openings():

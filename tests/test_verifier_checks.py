@@ -371,3 +371,21 @@ def test_two_things_likened_to_what_the_text_likens_only_one_of_them_to():
     assert likened_pair_check("The river carries foam, and the bubble stands for feeling.", text) is None
     # neither likened to it line by line: left to the other checks
     assert likened_pair_check("Form and feeling are compared to a river.", text) is None
+
+
+def test_a_person_called_what_the_text_calls_someone_else():
+    from tools.verification.claim_checks import GENERIC
+    from tools.verification.relation_checks import identity_check
+
+    text = ["Now at that time there was a bandit named Aṅgulimāla. He was violent, a hardened killer.",
+            "“Well then, Aṅgulimāla, go to that woman and say this.” Aṅgulimāla went to that woman and said: …",
+            "Then that woman was safe, and so was her baby."]
+    cited = text[1:]
+    # "woman" is in the cited lines, but no line sets it beside the name
+    assert identity_check("Aṅgulimāla was a noble woman who lived in the lay life.", cited, text, GENERIC)
+    # what the text calls him, anywhere in it, stands; a description the cited lines lack is left to the others
+    assert identity_check("Aṅgulimāla was a bandit.", text, text, GENERIC) is None
+    assert identity_check("Aṅgulimāla was a hardened killer.", text, text, GENERIC) is None
+    assert identity_check("Aṅgulimāla was a monk.", cited, text, GENERIC) is None
+    # a title is not a name to check
+    assert identity_check("The Buddha was a woman.", cited, text, GENERIC) is None

@@ -552,3 +552,13 @@ def test_two_things_likened_to_what_the_text_likens_one_of_them_to_do_not_stand(
     right = _verify_asked_of(stores, "Form is like a lump of foam, and feeling is like a bubble [MN 207:2.1–2.2].",
                              asked, "mn207")
     assert right.verdict == "supported", right.reason
+
+
+def test_a_person_is_not_called_what_the_lines_call_someone_else_beside_them(stores):
+    asked = "Who was Aṅgulimāla?"
+    # every word is in 2.1, but "woman" is the one he saw, never what the text calls him
+    wrong = _verify_asked_of(stores, "Aṅgulimāla was a woman in a difficult labour [MN 208:2.1–2.2].", asked,
+                             "mn208")
+    assert wrong.verdict == "unsupported" and wrong.finding is Finding.IDENTITY_UNSTATED, wrong.reason
+    right = _verify_asked_of(stores, "Aṅgulimāla was a hardened killer [MN 208:1.1–1.2].", asked, "mn208")
+    assert right.verdict == "supported", right.reason

@@ -166,14 +166,14 @@ _REASONS = {Finding.NO_CITATION: Reason.UNCITED, Finding.BAD_CITATION: Reason.BA
             Finding.SPEAKER_DIFFERS: Reason.SPEAKER_DIFFERS,
             Finding.WORDS_GIVEN_TO_ANOTHER: Reason.WORDS_GIVEN_TO_ANOTHER,
             Finding.DOER_DIFFERS: Reason.DOER_DIFFERS, Finding.OTHER_SIDE: Reason.OTHER_SIDE,
-            Finding.LIKENED_APART: Reason.LIKENED_APART,
+            Finding.LIKENED_APART: Reason.LIKENED_APART, Finding.IDENTITY_UNSTATED: Reason.IDENTITY_UNSTATED,
             Finding.SUPPORTED: Reason.NOT_IN_TEXT}
 
 
 # What only a whole sentence can be found to do: give a reason, advice, a view or words to someone
 _WHOLE_SENTENCE = {Finding.REASON_UNSTATED, Finding.INSTRUCTION_UNSTATED, Finding.VIEW_UNSTATED,
                    Finding.SPEAKER_DIFFERS, Finding.WORDS_GIVEN_TO_ANOTHER, Finding.DOER_DIFFERS,
-                   Finding.OTHER_SIDE, Finding.LIKENED_APART}
+                   Finding.OTHER_SIDE, Finding.LIKENED_APART, Finding.IDENTITY_UNSTATED}
 
 
 @dataclass

@@ -38,6 +38,7 @@ class Reason(StrEnum):
     SLIP = "slip"
     STUB = "stub"
     REPEAT = "repeat"
+    ECHO = "echo"
     ASIDE = "aside"
     FRAGMENT = "fragment"
     UNCITED = "uncited"
@@ -55,6 +56,7 @@ class Reason(StrEnum):
     DOER_DIFFERS = "doer_differs"
     OTHER_SIDE = "other_side"
     LIKENED_APART = "likened_apart"
+    IDENTITY_UNSTATED = "identity_unstated"
     MISQUOTED = "misquoted"
     REQUOTED = "requoted"
     JUDGED = "judged"
@@ -69,6 +71,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.SLIP: "It held characters no passage uses, a slip of the model.",
     Reason.STUB: "It was too short to say anything.",
     Reason.REPEAT: "It repeated an earlier sentence.",
+    Reason.ECHO: "It only gave your question back.",
     Reason.ASIDE: "It spoke of another text and not of your question.",
     Reason.FRAGMENT: "It was left unfinished.",
     Reason.UNCITED: "It cited no passage, so it could not be checked.",
@@ -86,6 +89,7 @@ EXPLANATIONS: dict[Reason, str] = {
     Reason.DOER_DIFFERS: "The cited lines tell this of someone else.",
     Reason.OTHER_SIDE: "The cited lines say this of the other of two things the text sets side by side.",
     Reason.LIKENED_APART: "The text says this of only one of the two things it names.",
+    Reason.IDENTITY_UNSTATED: "The text never says this of the person it names.",
     Reason.MISQUOTED: "Its quotation is not in the text's own words.",
     Reason.REQUOTED: "Its quotation left out words of the text; it now quotes them as the text has them.",
     Reason.JUDGED: "The cited lines do not bear out all of what it says.",
@@ -96,7 +100,7 @@ EXPLANATIONS: dict[Reason, str] = {
 # Reasons found by checking a sentence against its passages: each is listed for the reader
 # (a quotation mended to the text's words is not: what the reader sees is then the text's words, and holds)
 CHECKED = frozenset(set(Reason) - {Reason.NONE, Reason.CUT_OFF, Reason.QUESTION, Reason.SLIP, Reason.STUB,
-                                   Reason.REPEAT, Reason.ASIDE, Reason.FRAGMENT, Reason.REQUOTED})
+                                   Reason.REPEAT, Reason.ECHO, Reason.ASIDE, Reason.FRAGMENT, Reason.REQUOTED})
 
 
 def explain(reason: Reason, evidence_ref: str | None = None) -> str:

@@ -18,7 +18,8 @@ from chat.pipeline.compose import SUMMARY_OPENING
 from chat.pipeline.draft import Draft, Line, Reason, parse
 from chat.pipeline.grammar import OTHER_SCRIPTS
 from tools.language.sentences import ends_sentence
-from tools.language.words import word_set
+from tools.language.words import fold, word_set, words
+from tools.references import asks_which_text
 from tools.search.windows import question_words
 from tools.verification.evidence import claim_tokens, matches_any
 
@@ -94,6 +95,35 @@ def without_asides(draft: Draft, question: str, main_texts: set[str]) -> Draft:
         if not cited or cited & main_texts or any(matches_any(w, asked) for w in claim_tokens(s.text)):
             return None
         return Reason.ASIDE
+
+    return _without(draft, fault)
+
+
+_INTERROGATIVES = word_set("interrogatives")
+_CAPITALISED = re.compile(r"(?<![\w’'])[A-ZĀĪŪÑṬḌṆḶṀ][\w’'-]+")
+_REPORTED = re.compile(r"^[^,]*?\bsays? that\s+")  # "Thig 14.1 says that …", the opener `say` gives a sentence
+
+
+def without_echoes(draft: Draft, question: str) -> Draft:
+    """The draft without sentences that only give the question back: every word of them is the question's ("He
+    became a monk", asked "What did he do after he became a monk?"; "DN 31 says that the noble disciple gives up
+    four corrupt deeds", asked which four). Such a sentence, true or not, tells the reader nothing they did not
+    say; one that restates a question's premise ("… that women cannot become arahants") passes it off as the text's.
+    A name the question does not give is news ("The Buddha saw …", asked who saw). Only a question asking what,
+    who, why or how: a yes or no is answered by giving the question back, and "which discourses say …?" or "where
+    does the Buddha say …?" by the citations."""
+    first = question.strip().split(maxsplit=1)[:1]
+    if not first or fold(first[0]).strip("\"“‘(") not in _INTERROGATIVES or asks_which_text(question):
+        return draft
+    asked = set(words(question))
+    asked_names = {fold(w) for w in _CAPITALISED.findall(question)}
+
+    def fault(_: int, s: Line) -> Reason | None:
+        body = _REPORTED.sub("", s.text.strip())
+        news = [w for w in words(body) if not matches_any(w, asked)]
+        named = [w for w in _CAPITALISED.findall(body)[1:] if fold(w) not in asked_names
+                 and not any(fold(w).startswith(n[: max(4, len(n) - 2)]) for n in asked_names)]
+        return Reason.ECHO if not news and not named else None
 
     return _without(draft, fault)
 

@@ -68,7 +68,13 @@ from chat.pipeline.conversation import Resolution, people_in, resolve, spoken_of
 from chat.pipeline.draft import Draft, parse, render
 from chat.pipeline.followups import fallback_followups, generate_followups
 from chat.pipeline.grammar import answer_grammar, react_grammar
-from chat.pipeline.hygiene import keeping_to_main_texts, tidy_draft, without_asides, without_dangling_clauses
+from chat.pipeline.hygiene import (
+    keeping_to_main_texts,
+    tidy_draft,
+    without_asides,
+    without_dangling_clauses,
+    without_echoes,
+)
 from chat.pipeline.memory import MemoryStore, SessionMemory
 from chat.pipeline.plan import ExpandStep, LookupStep, Plan, PlannedStep, SearchStep
 from chat.pipeline.reply import clean_draft, looks_like_abstention, salvage
@@ -655,7 +661,8 @@ class Scholar:
             log.info("removed citations to passages not retrieved: %s", dropped)
         if plan.mode != "notes":  # notes have headings and sections, which are not sentences to tidy
             main = {w.source for w in lead}
-            draft = keeping_to_main_texts(without_asides(tidy_draft(draft, said_before), question, main), main)
+            draft = without_echoes(tidy_draft(draft, said_before), question)
+            draft = keeping_to_main_texts(without_asides(draft, question, main), main)
         verifier = self.library.verifier(dense=True, llm=self.llm, mode=self.settings.verifier_mode)
         # a sentence about the tables (parallels, a rule's class) is judged by the tables, not the passages
         about = list(dict.fromkeys(w.sutta_id for w in recorder.evidence if w.sutta_id))[:3]

@@ -398,3 +398,43 @@ def definition_check(claim: str, following: list[str], text: list[str]) -> str |
     if not any(all(matches_any(w, c) for w in term) for c in concluding):
         return None
     return "the cited lines define the other of two things the text sets side by side"
+
+
+_IDENTITY = pattern("identity_claim")
+_SENTENCE_END = re.compile(r"[.!?;:]")
+_HE_OR_SHE = re.compile(r"^\W*(?:he|she)\b")
+
+
+def identity_check(claim: str, cited: list[str], text: list[str], not_names: set[str] | frozenset[str]) -> str | None:
+    """A sentence that says who or what a named person was ("Aṅgulimāla was a noble woman who lived in the lay
+    life") where the description's head word ("woman") is in the cited lines but no sentence of the whole text
+    (`text`) gives it to that name: as a title or a name given ("the nun Subhā", "a bandit named Aṅgulimāla"), in
+    apposition or as what the person was or became ("Aṅgulimāla, a hardened killer", "Subhā was a nun"). The small
+    model took the description of someone else in the lines ("Aṅgulimāla. He went to that woman"; "Aṅgulimāla, go
+    to that woman" calls him, it does not describe him), and every word
+    is in the lines, so the word-level checks pass it. No finding when the head word is not in the cited lines (the
+    other checks judge that) or the name is a title (`not_names`: "the Buddha")."""
+    m = _IDENTITY.search(claim.strip())
+    if m is None:
+        return None
+    name_words = [w for w in m.group("name").split() if fold(w) not in not_names]
+    desc = fold(m.group("desc")).split()
+    if not name_words or not desc or not words(desc[-1]) or fold(name_words[-1]) in not_names:
+        return None
+    if not matches_any(words(desc[-1])[0], {w for line in cited for w in words(line)}):
+        return None
+    name, head = fold(re.sub(r"[’']s$", "", name_words[-1])), desc[-1]
+    name_re = rf"\b{re.escape(name[: max(4, len(name) - 2)])}\w*"
+    head_re = rf"\b{re.escape(head[: max(3, len(head) - 2)])}\w*"
+    given = re.compile(rf"{head_re}\s+(?:(?:named|called)\s+)?{name_re}|"
+                       rf"{name_re}(?:,\s+(?:a|an|the)|\s+(?:was|is|became|the))\s+(?:[\w-]+,?\s+){{0,4}}{head_re}")
+    named = re.compile(name_re)
+    before = ""
+    for line in text:
+        for sentence in filter(str.strip, _SENTENCE_END.split(fold(line))):
+            if named.search(before):  # "… a bandit named Aṅgulimāla. He was violent, a hardened killer."
+                sentence = _HE_OR_SHE.sub(name, sentence, count=1)
+            if given.search(sentence):
+                return None
+            before = sentence
+    return "no line of the text calls this person what the sentence calls them"

@@ -26,6 +26,7 @@ from tools.passages import Passage
 from tools.references import MENTION, CitationRef, find_citations
 from tools.turn import TurnRecorder
 from tools.verification.claim_checks import (
+    GENERIC,
     claims_a_reason,
     count_check,
     count_holder_check,
@@ -69,6 +70,7 @@ from tools.verification.relation_checks import (
     doer_check,
     doer_of,
     first_person_check,
+    identity_check,
     quote_speaker_check,
     sayer_check,
     speaker_check,
@@ -149,6 +151,7 @@ class Finding(StrEnum):
     DOER_DIFFERS = "doer_differs"  # "X saw …" where the lines tell it of Y
     OTHER_SIDE = "other_side"  # "X is defined as …" from the lines that define the Y the text sets beside X
     LIKENED_APART = "likened_apart"  # "X and Y are like Z" where the text likens only X to Z
+    IDENTITY_UNSTATED = "identity_unstated"  # "X was a Y" where no line of the text calls X a Y
 
 
 @dataclass
@@ -474,6 +477,8 @@ class ClaimVerifier:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, given_up
             elif apart := likened_pair_check(plain, self._text_lines(sentence.citations, views)):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.LIKENED_APART, apart
+            elif called := identity_check(plain, cited_lines, self._text_lines(sentence.citations, views), GENERIC):
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.IDENTITY_UNSTATED, called
         if strict and verdict.verdict == "supported" and not verbatim and view_asserted(plain):
             unstated = self._view_unstated(plain, sentence.citations, views)
             if unstated:
