@@ -124,6 +124,9 @@ def test_shapes_credit_the_structure_the_question_asks_for():
     assert shape_credit(who, "Now at that time there was a bandit named Aṅgulimāla.") == 1.0
     assert shape_credit(who, "Then Aṅgulimāla went to that woman.") == 0.0
     assert not shape_of("Who was listening?").any  # who someone was, not who did something
+    view = shape_of("What wrong view did the monk Sāti hold?")
+    assert shape_credit(view, "A mendicant called Sāti had the following harmful misconception: “…”") == 1.0
+    assert shape_credit(view, "Wishing to dissuade Sāti from his view, the mendicants grilled him.") == 0.0
 
 
 def test_a_list_set_out_section_by_section_is_found_by_its_parallel_openings():

@@ -13,7 +13,9 @@ futile person memorizes the teaching ..."). A question's form says which structu
 - whether someone can or cannot: the lines that say who is capable or able;
 - why: the lines that give a reason ("Why not? Because ...", "That's why I'm so upset");
 - who someone was ("Who was Aṅgulimāla?"): the line that introduces them ("there was a bandit named Aṅgulimāla"),
-  not the many that only name them.
+  not the many that only name them;
+- what someone's view was: the line that sets it out ("had the following harmful misconception: …"), not those that
+  only name it ("to dissuade Sāti from his view").
 
 `shape_credit` scores a window's text in [0, 1] for the question's shape; `parallel_sections` finds a text's
 list set out over parallel sections.
@@ -59,6 +61,8 @@ _ASKS_REASON = re.compile(r"^\W*why\b|\bwhy (?:did|does|do|is|was|were|are|would
 
 _ASKS_IDENTITY = pattern("asks_identity")
 _INTRODUCES = pattern("introduces")
+_ASKS_VIEW = re.compile(pattern("asks_view").pattern, re.IGNORECASE)
+_STATES_VIEW = re.compile(pattern("states_view").pattern, re.IGNORECASE)
 _ASKS_OVERVIEW = re.compile(pattern("asks_overview").pattern, re.IGNORECASE)
 # "What does the next verse say?" asks for a part read on to, not for the whole text
 _READS_ON = [re.compile(pattern(name).pattern, re.IGNORECASE) for name in ("next", "before", "one_unit")]
@@ -82,16 +86,18 @@ class Shape:
     ability: bool = False
     reason: bool = False
     identity: bool = False
+    view: bool = False
 
     @property
     def any(self) -> bool:
-        return self.meaning or self.items or self.rule or self.ability or self.reason or self.identity
+        return self.meaning or self.items or self.rule or self.ability or self.reason or self.identity or self.view
 
 
 def shape_of(question: str) -> Shape:
     return Shape(meaning=bool(_ASKS_MEANING.search(question)), items=bool(_ASKS_LIST.search(question)),
                  rule=bool(_ASKS_RULE.search(question)), ability=bool(ABILITY.search(question)),
-                 reason=bool(_ASKS_REASON.search(question)), identity=bool(_ASKS_IDENTITY.search(question)))
+                 reason=bool(_ASKS_REASON.search(question)), identity=bool(_ASKS_IDENTITY.search(question)),
+                 view=bool(_ASKS_VIEW.search(question)))
 
 
 def shape_credit(shape: Shape, text: str) -> float:
@@ -99,7 +105,7 @@ def shape_credit(shape: Shape, text: str) -> float:
     kinds of line it holds."""
     if not shape.any:
         return 0.0
-    asked = [shape.meaning, shape.items, shape.rule, shape.ability, shape.reason, shape.identity]
+    asked = [shape.meaning, shape.items, shape.rule, shape.ability, shape.reason, shape.identity, shape.view]
     held = [
         shape.meaning and applies_a_simile(text),
         shape.items and (bool(_ENUMERATES.search(text)) or len(_LIST_ITEM_SEPARATORS.findall(text)) >= 3),
@@ -107,6 +113,7 @@ def shape_credit(shape: Shape, text: str) -> float:
         shape.ability and bool(ABILITY.search(text)),
         shape.reason and gives_reason(text),
         shape.identity and bool(_INTRODUCES.search(text)),
+        shape.view and bool(_STATES_VIEW.search(text)),
     ]
     return sum(held) / sum(asked)
 
