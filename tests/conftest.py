@@ -166,6 +166,11 @@ SUTTAS = {
         ("2.1", "Later Aṅgulimāla saw a woman in a difficult labour."),
         ("2.2", "“Aṅgulimāla, go to that woman and bless her.”"),
     ]),
+    "mn209": ("The Chieftain's View", [
+        ("1.1", "Kassapa taught: “There is an afterlife. There is fruit and result of good and bad deeds.”"),
+        ("2.1", "But the chieftain Pāyāsi had the following harmful misconception:"),
+        ("2.2", "“There is no afterlife. There’s no fruit or result of good and bad deeds.”"),
+    ]),
 }
 
 

@@ -462,3 +462,18 @@ async def test_asked_what_it_says_the_lines_quoted_are_the_text_in_scope_when_it
     quoted = {c for s in answer.sentences if s.origin == "quote" for c in s.citations}
     assert quoted and all(c.startswith("SN 35.28") for c in quoted), quoted
 
+
+
+def test_a_word_common_across_the_library_is_no_sign_that_a_follow_up_moved_on():
+    from types import SimpleNamespace
+
+    from chat.pipeline.conversation import _outside
+
+    counts = {"make": 1490, "raft": 11}
+    bm25 = SimpleNamespace(document_frequency=lambda w: (counts.get(w, 0), 17576))
+    library = SimpleNamespace(bm25=bm25, evidence=SimpleNamespace(sutta=lambda _: None))
+    # "Why was it made?" after a rule asks about that rule; "What about a raft?" may be another text's
+    assert _outside(library, [], ["make", "raft"]) == ["raft"]
+    # over a tiny index every word is in many of its passages: the share says nothing there
+    tiny = SimpleNamespace(bm25=SimpleNamespace(document_frequency=lambda w: (3, 12)), evidence=library.evidence)
+    assert _outside(tiny, [], ["make", "raft"]) == ["make", "raft"]

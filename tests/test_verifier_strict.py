@@ -562,3 +562,15 @@ def test_a_person_is_not_called_what_the_lines_call_someone_else_beside_them(sto
     assert wrong.verdict == "unsupported" and wrong.finding is Finding.IDENTITY_UNSTATED, wrong.reason
     right = _verify_asked_of(stores, "Aṅgulimāla was a hardened killer [MN 208:1.1–1.2].", asked, "mn208")
     assert right.verdict == "supported", right.reason
+
+
+def test_each_clause_of_a_reported_view_is_read_against_the_lines_that_state_the_view(stores):
+    asked = "What did Pāyāsi believe?"
+    # the view's last clause is 2.2 word for word; Kassapa's teaching that says the opposite is not what it reports
+    view = _verify_asked_of(stores, "Pāyāsi had the harmful misconception that there is no afterlife, and there’s no "
+                                    "fruit or result of good and bad deeds [MN 209:2.1–2.2].", asked, "mn209")
+    assert view.verdict == "supported", view.reason
+    # the same clauses said as facts, not as his view, are not read as his view
+    fact = _verify_asked_of(stores, "There is no afterlife, and there’s no fruit or result of good and bad deeds "
+                                    "[MN 209:2.1–2.2].", asked, "mn209")
+    assert fact.verdict != "supported", fact.reason

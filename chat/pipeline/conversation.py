@@ -52,6 +52,8 @@ SEARCH_BESIDE = 2  # evidence items the global search beside a scoped lookup may
 # and each passage is ~100 prompt tokens (a second) that its recap has already spent
 FOLLOW_UP_WINDOWS = 3
 SHORT = 1  # a question with at most this many words of its own has no subject of its own
+COMMON_SHARE = 0.05  # of the library's passages: a word this common is no sign that a follow-up moved on
+COMMON_FROM = 1000  # passages: over fewer (a test's tiny index) a word's share says nothing of how common it is
 
 # ---- the follow-up grammar ----------------------------------------------------------------------------------
 _NOTES = pattern("notes")
@@ -222,7 +224,18 @@ def _outside(library, scope: list[str], words: list[str]) -> list[str]:
         view = library.evidence.sutta(doc_id) if doc_id else None
         if view is not None:
             have |= view.tokens
-    return [w for w in words if w not in _FRAMING and w not in have]
+    return [w for w in words if w not in _FRAMING and w not in have and not _common(library, w)]
+
+
+def _common(library, word: str) -> bool:
+    """A word of more than COMMON_SHARE of the library's passages ("made", "rule", "teach") names no subject: "Why
+    was it made?", after a rule, asks about that rule; searched for beside it, "made" found SN 12.67's "is rebirth
+    made by oneself?", which then answered."""
+    bm25 = getattr(library, "bm25", None)
+    if bm25 is None:
+        return False
+    df, n = bm25.document_frequency(word)
+    return n >= COMMON_FROM and df / n > COMMON_SHARE
 
 
 def asks_elsewhere(question: str) -> bool:

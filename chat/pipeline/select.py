@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 MEANING_FLOOR = 0.5  # a simile told or applied leads a meaning question when it scores this share of the best
 SHAPE_WEIGHT = 0.3  # added to a window's retrieval score (about 0.5-2) for the structure the question asks for
 SECTION_WINDOWS = 6  # more windows read from the leading text when it is long
+SHAPE_SCAN = 30  # windows of the leading text searched for the structure the question asks for
+SHAPED_WINDOWS = 2  # of those, at most this many more candidates
+SHAPED_FLOOR = 0.8  # share of the leading text's best window score such a candidate must have
 LONG_TEXT = 40  # segments: a text this long has sections the first windows may have missed
 REASON_REACH = 6  # segments after the leading window read for the reason a "why" question asks
 REPLY_REACH = 8  # segments after a request read for the reply a "how did X answer" question asks
@@ -406,10 +409,24 @@ def _more_candidates(canon: CanonTools, question: str, shape: Shape) -> list[Evi
         return []
     more = rank_windows(library, library.evidence, question, [lead.doc_id], limit=SECTION_WINDOWS,
                         per_text=SECTION_WINDOWS)
+    if shape.any:
+        more += _shaped(library, question, lead.doc_id, shape, more)
     canon.show([w for w in more if not any(w.overlaps(e) for e in recorder.evidence)])
     if not shape.items:
         return []
     return _list_items(view, recorder.evidence[:2])
+
+
+def _shaped(library, question: str, doc_id: str, shape: Shape, more: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """The leading text's windows past the first SECTION_WINDOWS that have the structure the question asks for and
+    score near the best: asked what Pāyāsi believed, DN 23's "had the following harmful misconception: “There is
+    no afterlife …”" ranks seventh among its windows, below six that repeat "afterlife" and "believe"."""
+    if not more:
+        return []
+    ranked = rank_windows(library, library.evidence, question, [doc_id], limit=SHAPE_SCAN, per_text=SHAPE_SCAN)
+    floor = SHAPED_FLOOR * more[0].score
+    return [w for w in ranked if w.score >= floor and shape_credit(shape, w.text) > 0
+            and not any(w.overlaps(m) for m in more)][:SHAPED_WINDOWS]
 
 
 def _list_items(view, evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:

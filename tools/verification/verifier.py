@@ -450,7 +450,8 @@ class ClaimVerifier:
             return verdict
         verbatim = self._verbatim(plain, views)
         near = self._cited_spans(sentence.citations, views)
-        results = [self._check_part(p, views, strict, verbatim, framing, near) for p in parts]
+        reported = view_asserted(plain)  # "X held that A, B, and C": B and C are X's view too
+        results = [self._check_part(p, views, strict, verbatim, framing, near, reported) for p in parts]
         for result, span in zip(results, spans):
             result.span = span
         verdict = _combine(plain, results)
@@ -927,7 +928,7 @@ class ClaimVerifier:
         return self.index.resolve(ref.sutta_id) if ref.sutta_id else None
 
     def _check_part(self, text: str, views: list[SuttaView], strict: bool = False, verbatim: bool = False,
-                    framing: Framing = NO_FRAMING, near: Sequence[Span] = ()) -> PartResult:
+                    framing: Framing = NO_FRAMING, near: Sequence[Span] = (), reported: bool = False) -> PartResult:
         tokens = claim_tokens(text)
         weights = self.index.weights(tokens)
         candidates: list[Window] = []
@@ -951,6 +952,8 @@ class ClaimVerifier:
             return PartResult(text, True, 1.0, "", Evidence.of(best, 1.0), missing)
         if score >= CHECK_THRESHOLD:
             found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
+            if found and found[0] is Finding.NEGATED and reported and (held := self._said_so_there(text, near)):
+                return PartResult(text, True, held.coverage, "", Evidence.of(held, held.coverage), missing)
             if found:
                 return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
@@ -973,6 +976,19 @@ class ClaimVerifier:
         detail = f" (missing: {', '.join(missing[:5])})" if missing else ""
         return PartResult(text, False, score, "not in the cited text" + detail, evidence, missing,
                           finding=Finding.NOT_IN_TEXT)
+
+    def _said_so_there(self, text: str, near: Sequence[Span]) -> Window | None:
+        """The cited lines' window that holds a clause of a view the sentence reports, as the view says it: "Pāyāsi
+        had the misconception that there is no afterlife, …, and there's no fruit or result of good and bad deeds"
+        is DN 23:2.2 word for word, and the text's later "there is fruit and result" is Kassapa's reply to it, not
+        the opposite of what the sentence says."""
+        tokens = claim_tokens(text)
+        weights = self.index.weights(tokens)
+        for view, first, last in near:
+            for window in self.index.best_windows(view, tokens, weights, top=1, lo=first, hi=last + 1):
+                if window.coverage >= SUPPORT_THRESHOLD and not self._consistency(text, window, view, negation=True):
+                    return window
+        return None
 
     def _strict_support(self, text: str, tokens: list[str], weights: dict[str, float], candidates: list[Window],
                         views: list[SuttaView], framing: Framing = NO_FRAMING, near: Sequence[Span] = ()
