@@ -450,7 +450,7 @@ class ClaimVerifier:
             return verdict
         verbatim = self._verbatim(plain, views)
         near = self._cited_spans(sentence.citations, views)
-        reported = view_asserted(plain)  # "X held that A, B, and C": B and C are X's view too
+        reported = bool(view_asserted(plain))  # "X held that A, B, and C": B and C are X's view too
         results = [self._check_part(p, views, strict, verbatim, framing, near, reported) for p in parts]
         for result, span in zip(results, spans):
             result.span = span
@@ -952,8 +952,8 @@ class ClaimVerifier:
             return PartResult(text, True, 1.0, "", Evidence.of(best, 1.0), missing)
         if score >= CHECK_THRESHOLD:
             found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
-            if found and found[0] is Finding.NEGATED and reported and (held := self._said_so_there(text, near)):
-                return PartResult(text, True, held.coverage, "", Evidence.of(held, held.coverage), missing)
+            if found and found[0] is Finding.NEGATED and reported and (stated := self._said_so_there(text, near)):
+                return PartResult(text, True, stated.coverage, "", Evidence.of(stated, stated.coverage), missing)
             if found:
                 return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
         # A paraphrase that gathers a passage's points in its own order spreads over more than one window; if
