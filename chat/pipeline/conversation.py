@@ -130,7 +130,7 @@ def leans_on_conversation(question: str) -> str | None:
     own = _own_words(question)
     if _ELLIPSIS.search(folded) and len(own) <= 3:
         return "it continues the previous question (ellipsis)"
-    if len(own) <= SHORT:
+    if len(own) <= SHORT and not named_at:  # "Who was Aṅgulimāla?": a person named is a subject of its own
         return "it has no subject of its own"
     return None
 
