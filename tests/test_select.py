@@ -7,7 +7,15 @@ from types import SimpleNamespace
 
 from chat.pipeline.followups import generate_followups, usable_followups
 from chat.pipeline.premise import asserted, check_premise, same_premise
-from chat.pipeline.select import _list_items, _spread, _within_scope, parse_picks, select_grammar, select_lines
+from chat.pipeline.select import (
+    _list_items,
+    _shaped,
+    _spread,
+    _within_scope,
+    parse_picks,
+    select_grammar,
+    select_lines,
+)
 from chat.providers.scripted import ScriptedLLM
 from tools.search.shapes import parallel_sections, shape_credit, shape_of
 from tools.search.windows import EvidenceWindow
@@ -489,3 +497,15 @@ def test_a_text_in_scope_answers_when_it_holds_a_main_word_and_leaves_the_answer
     # no text in scope, or nothing but it: the ranking as it was
     assert _within_scope(index, [saw, fire], asked, []) == [saw, fire]
     assert _within_scope(index, [fire], asked, ["sn35.28"]) == [fire]
+
+
+def test_a_long_text_s_line_of_the_asked_structure_past_its_first_windows_is_a_candidate():
+    view = shape_of("What did Pāyāsi believe about the afterlife?")
+    echoes = [window("dn23", "DN 23", [f"dn23:{i}.1"], ["Come and tell me that there is an afterlife."], 1.2 - i / 100)
+              for i in range(6, 12)]
+    stated = window("dn23", "DN 23", ["dn23:2.1"], ["Pāyāsi had the following harmful misconception: “There is no "
+                                                    "afterlife.”"], 1.1)
+    named = window("dn23", "DN 23", ["dn23:33.5"], ["Didn’t you have the view that there is no afterlife?"], 1.0)
+    far = window("dn23", "DN 23", ["dn23:40.1"], ["This theory: there is no afterlife."], 0.5)
+    assert _shaped([*echoes, stated, named, far], 6, view) == [stated]  # "the view that" names it; 0.5 is too far
+    assert _shaped([*echoes, stated], 6, shape_of("Where was Pāyāsi staying?")) == []  # no structure asked for

@@ -407,26 +407,24 @@ def _more_candidates(canon: CanonTools, question: str, shape: Shape) -> list[Evi
     view = library.evidence.sutta(lead.doc_id)
     if view is None or len(view.segments) < LONG_TEXT:
         return []
-    more = rank_windows(library, library.evidence, question, [lead.doc_id], limit=SECTION_WINDOWS,
-                        per_text=SECTION_WINDOWS)
-    if shape.any:
-        more += _shaped(library, question, lead.doc_id, shape, more)
+    scan = SHAPE_SCAN if shape.any else SECTION_WINDOWS
+    ranked = rank_windows(library, library.evidence, question, [lead.doc_id], limit=scan, per_text=scan)
+    more = ranked[:SECTION_WINDOWS] + _shaped(ranked, SECTION_WINDOWS, shape)
     canon.show([w for w in more if not any(w.overlaps(e) for e in recorder.evidence)])
     if not shape.items:
         return []
     return _list_items(view, recorder.evidence[:2])
 
 
-def _shaped(library, question: str, doc_id: str, shape: Shape, more: list[EvidenceWindow]) -> list[EvidenceWindow]:
-    """The leading text's windows past the first SECTION_WINDOWS that have the structure the question asks for and
-    score near the best: asked what Pāyāsi believed, DN 23's "had the following harmful misconception: “There is
-    no afterlife …”" ranks seventh among its windows, below six that repeat "afterlife" and "believe"."""
-    if not more:
+def _shaped(ranked: list[EvidenceWindow], first: int, shape: Shape) -> list[EvidenceWindow]:
+    """Of a long text's windows, best first, those past the `first` that have the structure the question asks for
+    and score at least SHAPED_FLOOR of the best: asked what Pāyāsi believed, DN 23's "had the following harmful
+    misconception: “There is no afterlife …”" ranks seventh among its windows, below six that repeat "afterlife"
+    and "believe"."""
+    if not ranked or not shape.any:
         return []
-    ranked = rank_windows(library, library.evidence, question, [doc_id], limit=SHAPE_SCAN, per_text=SHAPE_SCAN)
-    floor = SHAPED_FLOOR * more[0].score
-    return [w for w in ranked if w.score >= floor and shape_credit(shape, w.text) > 0
-            and not any(w.overlaps(m) for m in more)][:SHAPED_WINDOWS]
+    floor = SHAPED_FLOOR * ranked[0].score
+    return [w for w in ranked[first:] if w.score >= floor and shape_credit(shape, w.text) > 0][:SHAPED_WINDOWS]
 
 
 def _list_items(view, evidence: list[EvidenceWindow]) -> list[EvidenceWindow]:
