@@ -231,10 +231,9 @@ def _common(library, word: str) -> bool:
     """A word of more than COMMON_SHARE of the library's passages ("made", "rule", "teach") names no subject: "Why
     was it made?", after a rule, asks about that rule; searched for beside it, "made" found SN 12.67's "is rebirth
     made by oneself?", which then answered."""
-    bm25 = getattr(library, "bm25", None)
-    if bm25 is None:
+    if library.bm25 is None:
         return False
-    df, n = bm25.document_frequency(word)
+    df, n = library.bm25.document_frequency(word)
     return n >= COMMON_FROM and df / n > COMMON_SHARE
 
 

@@ -21,6 +21,7 @@ from tools.language.sentences import ends_sentence
 from tools.language.words import fold, word_set, words
 from tools.references import asks_which_text
 from tools.search.windows import question_words
+from tools.verification.claim_checks import name_present
 from tools.verification.evidence import claim_tokens, matches_any
 
 log = logging.getLogger(__name__)
@@ -116,13 +117,12 @@ def without_echoes(draft: Draft, question: str) -> Draft:
     if not first or fold(first[0]).strip("\"“‘(") not in _INTERROGATIVES or asks_which_text(question):
         return draft
     asked = set(words(question))
-    asked_names = {fold(w) for w in _CAPITALISED.findall(question)}
+    folded = fold(question)
 
     def fault(_: int, s: Line) -> Reason | None:
         body = _REPORTED.sub("", s.text.strip())
         news = [w for w in words(body) if not matches_any(w, asked)]
-        named = [w for w in _CAPITALISED.findall(body)[1:] if fold(w) not in asked_names
-                 and not any(fold(w).startswith(n[: max(4, len(n) - 2)]) for n in asked_names)]
+        named = [w for w in _CAPITALISED.findall(body)[1:] if not name_present(fold(w), w, folded)]
         return Reason.ECHO if not news and not named else None
 
     return _without(draft, fault)

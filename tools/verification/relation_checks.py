@@ -411,9 +411,9 @@ def identity_check(claim: str, cited: list[str], text: list[str], not_names: set
     (`text`) gives it to that name: as a title or a name given ("the nun Subhā", "a bandit named Aṅgulimāla"), in
     apposition or as what the person was or became ("Aṅgulimāla, a hardened killer", "Subhā was a nun"). The small
     model took the description of someone else in the lines ("Aṅgulimāla. He went to that woman"; "Aṅgulimāla, go
-    to that woman" calls him, it does not describe him), and every word
-    is in the lines, so the word-level checks pass it. No finding when the head word is not in the cited lines (the
-    other checks judge that) or the name is a title (`not_names`: "the Buddha")."""
+    to that woman" calls him, it does not describe him), and every word is in the lines, so the word-level checks
+    pass it. No finding when the head word is not in the cited lines (the other checks judge that) or the name is a
+    title (`not_names`: "the Buddha")."""
     m = _IDENTITY.search(claim.strip())
     if m is None:
         return None

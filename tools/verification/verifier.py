@@ -952,7 +952,8 @@ class ClaimVerifier:
             return PartResult(text, True, 1.0, "", Evidence.of(best, 1.0), missing)
         if score >= CHECK_THRESHOLD:
             found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
-            if found and found[0] is Finding.NEGATED and reported and (stated := self._said_so_there(text, near)):
+            if found and found[0] is Finding.NEGATED and reported and \
+                    (stated := self._said_so_there(text, tokens, weights, near)):
                 return PartResult(text, True, stated.coverage, "", Evidence.of(stated, stated.coverage), missing)
             if found:
                 return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
@@ -977,13 +978,12 @@ class ClaimVerifier:
         return PartResult(text, False, score, "not in the cited text" + detail, evidence, missing,
                           finding=Finding.NOT_IN_TEXT)
 
-    def _said_so_there(self, text: str, near: Sequence[Span]) -> Window | None:
+    def _said_so_there(self, text: str, tokens: list[str], weights: dict[str, float],
+                       near: Sequence[Span]) -> Window | None:
         """The cited lines' window that holds a clause of a view the sentence reports, as the view says it: "Pāyāsi
         had the misconception that there is no afterlife, …, and there's no fruit or result of good and bad deeds"
         is DN 23:2.2 word for word, and the text's later "there is fruit and result" is Kassapa's reply to it, not
         the opposite of what the sentence says."""
-        tokens = claim_tokens(text)
-        weights = self.index.weights(tokens)
         for view, first, last in near:
             for window in self.index.best_windows(view, tokens, weights, top=1, lo=first, hi=last + 1):
                 if window.coverage >= SUPPORT_THRESHOLD and not self._consistency(text, window, view, negation=True):
