@@ -1,5 +1,5 @@
 """The say prompt's near-greedy reply beside N sampled replies, for reading: does sampling the same lines again
-give the model's answer where its first reply missed it? (docs/evaluation.md, "More drafts, sampled …")
+give the model's answer where its first reply missed it? (bench/history.md, "More drafts, sampled …")
 
     PYTHONPATH=. SCHOLAR_LLM_PROVIDER=embedded python bench/say_samples.py --questions \
         ../shared/eval/answers-dev.jsonl --ids ad05,ad20 --samples 4 --temperature 0.8 --out bench/out/say_samples.jsonl

@@ -1,5 +1,5 @@
 """Which sentence of an answer's quoted lines does the local model find answers the question? A probe of two
-likelihood scores over the lines of a saved `eval answers` run (docs/evaluation.md, "pointing to the words that
+likelihood scores over the lines of a saved `eval answers` run (bench/history.md, "pointing to the words that
 answer, tried"):
 - query likelihood: the question's log-probability after each sentence (as tools/search/text_judge.py scores texts);
 - pointwise mutual information: each sentence's log-probability after the question, less after no question.

@@ -105,7 +105,7 @@ QUOTE_SPAN = 8  # segments a verbatim sentence is looked for across (a verse's l
 # Whether the model's own sentences (strict) may be rescued too. Off: on claims-dev (judged as answers) rescue
 # lifts unsupported precision from 0.815 to 0.88 at recall 1.0, but on answers-dev two of the three sentences it
 # kept misread their lines in words the passage does make likely ("A mirror is used to check deeds for harm"):
-# the judge scores words, not what the sentence says with them (docs/evaluation.md, "Checking the model's own
+# the judge scores words, not what the sentence says with them (bench/history.md, "Checking the model's own
 # sentences").
 RESCUE_STRICT = False
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
