@@ -509,3 +509,65 @@ def test_a_long_text_s_line_of_the_asked_structure_past_its_first_windows_is_a_c
     far = window("dn23", "DN 23", ["dn23:40.1"], ["This theory: there is no afterlife."], 0.5)
     assert _shaped([*echoes, stated, named, far], 6, view) == [stated]  # "the view that" names it; 0.5 is too far
     assert _shaped([*echoes, stated], 6, shape_of("Where was Pāyāsi staying?")) == []  # no structure asked for
+
+
+def test_what_the_question_asks_sets_its_shape_not_what_it_takes_as_known():
+    from tools.language.sentences import asked_clause
+
+    assert asked_clause("In the simile of the poisoned arrow, what does the wounded man insist on knowing?") == \
+        "what does the wounded man insist on knowing?"
+    assert asked_clause("Why is form not self, according to the discourse on the characteristic of not-self?") == \
+        "Why is form not self?"
+    assert asked_clause("What did Sudinna do that led to the first rule on expulsion?") == "What did Sudinna do?"
+    assert asked_clause("In which discourse does the Buddha mention a saw?") == \
+        "In which discourse does the Buddha mention a saw?"
+    # the simile named is where the answer lies; what is asked is what the man insists on knowing
+    assert not shape_of("In the simile of the poisoned arrow, what does the wounded man insist on knowing?").meaning
+    assert shape_of("What does the simile of the poisoned arrow mean?").meaning
+    # "what is X?" inside a simile asks what X stands for
+    assert shape_of("In the simile of the two arrows, what is the second arrow?").meaning
+    assert not shape_of("What did Sudinna do that led to the first rule on expulsion?").rule
+    assert shape_of("Which rule did Sudinna break?").rule
+
+
+def test_a_number_asks_for_a_list_when_it_is_what_is_asked_not_what_the_question_is_about():
+    assert shape_of("What five things should everyone often reflect on?").items
+    assert shape_of("Which two extremes should one who has gone forth avoid?").items
+    assert shape_of("What are the four perils?").items
+    assert not shape_of("In the simile of the four vipers, what does the raft stand for?").items
+    assert not shape_of("Where did Kassapa go after refusing the offers of five hundred deities?").items
+
+
+def test_a_text_s_own_question_gives_no_reason_and_a_sentence_opened_by_for_gives_one():
+    from tools.language.reasons import gives_reason
+
+    assert not gives_reason("What is the reason why some people are short-lived and some long-lived?")
+    assert gives_reason("For killing living creatures is the path leading to a short lifespan.")
+    assert gives_reason("But form is not-self. For if form were self, it wouldn’t lead to affliction.")
+    assert not gives_reason("“For me also, Mallikā, there’s no-one.")
+    assert not gives_reason("For seven days he sat cross-legged.")
+    assert not gives_reason("and they went for alms")  # a preposition inside a sentence
+    assert gives_reason("That’s why I’m so upset.")
+
+
+def _long_simile_text():
+    lines = [("14.1", "“Are you skilled in the road to the city?” “Yes, I am.”"),
+             ("14.2", "“Suppose a person was to come along who wanted to go to the city and asked you the road.")]
+    lines += [(f"14.{k}", f"Go along it for an hour, and you’ll see landmark number {k}.") for k in range(3, 24)]
+    lines += [("14.24", "“In the same way, though the goal is present, some of my disciples achieve it and some fail."),
+              ("14.25", "The Realized One is the one who shows the way.”"),
+              ("15.1", "Then the brahmin said to the Buddha:")]
+    segs = [SimpleNamespace(seg_id=f"mn9107:{local}", en=text, page=None) for local, text in lines]
+    doc = SimpleNamespace(doc_id="mn9107", sutta_id="MN 9107", title="Roads")
+    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+
+
+def test_a_simile_told_at_length_is_read_on_to_the_line_that_applies_it_within_its_section():
+    from chat.pipeline import select
+
+    view = _long_simile_text()
+    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "mn9107" else None)
+    told = window("mn9107", "MN 9107", ["mn9107:14.1", "mn9107:14.2"], [s.en for s in view.segments[:2]], 1.0)
+    chosen = select._meaning_given(index, [told])
+    assert [w.ref for w in chosen] == ["MN 9107:14.1–14.2", "MN 9107:14.24–14.25"]
+    assert "shows the way" in chosen[1].text

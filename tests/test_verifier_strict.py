@@ -574,3 +574,25 @@ def test_each_clause_of_a_reported_view_is_read_against_the_lines_that_state_the
     fact = _verify_asked_of(stores, "There is no afterlife, and there’s no fruit or result of good and bad deeds "
                                     "[MN 209:2.1–2.2].", asked, "mn209")
     assert fact.verdict != "supported", fact.reason
+
+
+def test_a_relative_clause_copied_from_the_question_describes_whom_it_asks_about_and_is_not_held_to_the_lines(stores):
+    question = "What did the Buddha teach the mendicants who were staying on the bank of the Ganges river?"
+    said = ("The Buddha taught the mendicants who were staying on the bank of the Ganges river that no one can purify "
+            "another [MN 201:3.1].")
+    v = _verify_asked(stores, said, question)
+    assert v.verdict == "supported", v.reason
+    assert v.sentence.startswith("The Buddha taught the mendicants who were staying")  # the sentence as written
+    # the claim itself must still be in the lines
+    wrong = said.replace("no one can purify another", "anyone can purify another by bathing")
+    assert _verify_asked(stores, wrong, question).verdict != "supported"
+    # what is judged: the sentence less the clause copied whole from the question, and only that
+    from tools.verification.verifier import _without_asked_about
+
+    judged = _without_asked_about(Sentence(said, find_citations(said)), question)
+    assert judged.text == "The Buddha taught the mendicants that no one can purify another [MN 201:3.1]."
+    assert judged.citations == find_citations(said)
+    assert _without_asked_about(Sentence(said), "What did the Buddha teach about purity?").text == said
+    # a "that" clause may be the premise the question takes for granted: never excused
+    premise = "Did the Buddha say that no one can purify another?"
+    assert _without_asked_about(Sentence(said), premise).text == said

@@ -56,7 +56,8 @@ LONG_TEXT = 40  # segments: a text this long has sections the first windows may 
 REASON_REACH = 6  # segments after the leading window read for the reason a "why" question asks
 REPLY_REACH = 8  # segments after a request read for the reply a "how did X answer" question asks
 REPLY_LINES = 8  # lines of that reply joined at most
-MEANING_REACH = 8  # segments after a simile told read for the line that says what it means
+MEANING_REACH = 30  # segments after a simile told read for the line that applies it, within its section: a story may
+# run on for twenty lines before it is applied (MN 107's road to Rājagaha, told at 14.6, applied at 14.29)
 MEANING_LINES = 4  # lines of that line's paragraph joined at most
 REPEAT_SHARE = 0.8  # words two texts' windows share (of all either has) to be one passage said twice
 JOIN_CHARS = 700  # windows that meet are read as one up to this length (a line as the say prompt shows it)

@@ -21,11 +21,17 @@ _INTRODUCES_VIEW = re.compile(pattern("introduces_view").pattern, re.IGNORECASE)
 _ASSERTS_INSTRUCTION = re.compile(pattern("asserts_instruction").pattern, re.IGNORECASE)
 _INSTRUCTS = re.compile(pattern("instructs").pattern, re.IGNORECASE)
 _NARRATES = re.compile(pattern("narrates").pattern, re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]")
 
 
 def gives_reason(text: str) -> bool:
-    """The text gives a reason ("Because …", "That's why …", "Since old age and death are advancing …")."""
-    return bool(_GIVES.search(text))
+    """The text gives a reason ("Because …", "That's why …", "Since old age and death are advancing …", "For if form
+    were self …"). A question gives none: "What is the reason why some are short-lived?" asks for it."""
+    for m in _GIVES.finditer(text):
+        stop = _SENTENCE_END.search(text, m.end())
+        if stop is None or stop.group() != "?":
+            return True
+    return False
 
 
 def asserts_reason(text: str) -> bool:

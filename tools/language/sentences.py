@@ -185,3 +185,14 @@ def question_parts(question: str) -> list[str]:
     itself. Split where "and" opens another question word, or after a question mark that more text follows."""
     parts = [p.strip(" ,") for p in _PART_BREAK.split(question.strip())]
     return [p for p in parts if p] or [question]
+
+
+_BACKGROUND = re.compile(pattern("question_background").pattern, re.IGNORECASE)
+
+
+def asked_clause(question: str) -> str:
+    """What a question asks, without what it takes as known: "In the simile of the poisoned arrow, what does the
+    wounded man insist on knowing?" -> "what does the wounded man insist on knowing?"; "What did Sudinna do that led
+    to the first rule on expulsion?" -> "What did Sudinna do?". A question that is all background is itself."""
+    asked = re.sub(r"\s+(?=\?)", "", re.sub(r"\s+", " ", _BACKGROUND.sub(" ", question))).strip()
+    return asked if asked.strip(" ?") else question

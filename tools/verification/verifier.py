@@ -368,7 +368,10 @@ class ClaimVerifier:
             if not is_claim(sentence):
                 skipped += 1
                 continue
-            verdict = self._verify_local(sentence, retrieved, judge, strict, about, framing)
+            verdict = self._verify_local(_without_asked_about(sentence, question), retrieved, judge, strict, about,
+                                         framing)
+            if verdict.verdict == "supported":
+                verdict.sentence = sentence.plain
             if verdict.finding is Finding.NO_CITATION and cite_from:
                 verdict = self._cite(sentence, cite_from, retrieved, judge, strict, framing) or verdict
             elif cite_from and verdict.verdict == "unsupported" and \
@@ -1146,6 +1149,29 @@ def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
 def _around(view: SuttaView, lo: int, hi: int) -> list[str]:
     """The English of segments lo..hi, `REASON_MARGIN` more each side."""
     return [s.en for s in view.segments[max(0, lo - REASON_MARGIN) : min(len(view.segments), hi + REASON_MARGIN + 1)]]
+
+
+_RELATIVE = re.compile(r"\b(?:who|whom|whose|which)\s+[^,;:?!.]+", re.IGNORECASE)
+ASKED_ABOUT_WORDS = 3  # a relative clause of the question this long, copied whole, describes whom it asks about
+
+
+def _without_asked_about(sentence: Sentence, question: str) -> Sentence:
+    """The sentence less a relative clause it copies word for word from the question: "The Buddha told the father
+    who kept wailing at the cremation ground for his only child that …" is judged as "The Buddha told the father
+    that …". The clause is the reader's description of whom they ask about, found by the search; the claim is the
+    rest, and must be in the lines. Only "who", "whom", "whose" and "which": a "that" clause may be what the question
+    takes for granted ("Did the Buddha say that women cannot …?"), which the answer must not restate unchecked."""
+    if not question:
+        return sentence
+    text = sentence.text
+    for m in _RELATIVE.finditer(question):
+        clause = m.group(0).strip()
+        if len(plain_words(clause).split()) < ASKED_ABOUT_WORDS + 1:
+            continue
+        found = re.search(r",?\s*" + r"\W+".join(map(re.escape, clause.split())), text, re.IGNORECASE)
+        if found is not None:
+            text = text[: found.start()] + text[found.end() :]
+    return sentence if text == sentence.text else Sentence(text, sentence.citations)
 
 
 def _strip_framing(text: str) -> str:
