@@ -596,3 +596,18 @@ def test_a_relative_clause_copied_from_the_question_describes_whom_it_asks_about
     # a "that" clause may be the premise the question takes for granted: never excused
     premise = "Did the Buddha say that no one can purify another?"
     assert _without_asked_about(Sentence(said), premise).text == said
+
+
+def test_the_place_a_text_takes_place_is_where_each_of_its_lines_is_said(tmp_path):
+    lines = [("1.1", "At one time the Buddha was staying in the Great Wood near Vesālī, in Ambapālī’s grove."),
+             ("1.2", "The Buddha spoke to the monks about unattractiveness and went into retreat."),
+             ("1.3", "The monks developed the perception of unattractiveness for many days."),
+             ("1.4", "Then they reflected on the teaching in the hall."),
+             ("1.5", "They became ashamed of their own bodies and disgusted with them."),
+             ("1.6", "Then Migalaṇḍika came to the hall.")]
+    verdict = _one_text(tmp_path, 206, "Unattractiveness", lines)
+    # Vesālī is four lines away from the cited ones, but the whole text takes place there
+    assert verdict("The monks near Vesālī became ashamed of their own bodies [MN 206:1.5–1.6].") == "supported"
+    # another place, or a person the setting only names as a grove's owner, still speaks of someone else
+    assert verdict("The monks near Sāvatthī became ashamed of their own bodies [MN 206:1.5–1.6].") != "supported"
+    assert verdict("Then the nun Ambapālī became ashamed of her own body [MN 206:1.5–1.6].") != "supported"

@@ -23,7 +23,7 @@ from indexing.vocabulary import document_ref, is_heading, parse_uid, segment_ref
 from tools.language.negation import without_negation_particles
 from tools.language.sentences import split_at_stops
 from tools.language.speakers import BUDDHA, BUDDHA_NAMED, UNNAMED, who_speaks
-from tools.language.words import fold, tokenize, word_list, words
+from tools.language.words import fold, pattern, tokenize, word_list, words
 from tools.verification.claim_checks import GENERIC, names
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,11 @@ def offered_only(text: str) -> frozenset[str]:
     return frozenset(offered - stated)
 
 
+SETTING_LINES = 4  # a text's opening lines read for where it takes place
+_SETTING = re.compile(pattern("text_setting").pattern, re.IGNORECASE)
+_OWNER = re.compile(r"\b[\w-]+[’']s\b")
+
+
 @dataclass
 class SuttaView:
     doc: DocumentRecord
@@ -94,6 +99,16 @@ class SuttaView:
     @property
     def sutta_id(self) -> str:
         return self.doc.sutta_id or self.doc.doc_id
+
+    @cached_property
+    def setting(self) -> str:
+        """Where the text takes place, as its opening says ("At one time the Buddha was staying in the Great Wood
+        near Vesālī"), less the owners of a park or grove ("Anāthapiṇḍika’s monastery"), who are people; "" when the
+        opening does not say. Each of its lines is said there: "the monks in Vesālī took their own lives" is not
+        about somewhere else because the lines that tell it are far from the one that names Vesālī."""
+        lines = [s.en for s in self.segments if not is_heading(s.seg_id)][:SETTING_LINES]
+        opening = next((line for line in lines if _SETTING.search(line)), "")
+        return _OWNER.sub(" ", opening)
 
     @cached_property
     def title_names(self) -> frozenset[str]:

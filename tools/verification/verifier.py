@@ -1092,7 +1092,7 @@ class ClaimVerifier:
         not_names = view.lowercase | _title_words(view) | self._other_names_written(text, [view])
         claim_names = names(text, not_names)
         if claim_names:
-            reason = name_check(claim_names, window.region(3), names(window.region(1), not_names))
+            reason = name_check(claim_names, f"{window.region(3)} {view.setting}", names(window.region(1), not_names))
             if reason:
                 return Finding.NAME_DIFFERS, reason
         reason = negation_check(_strip_framing(text), window.text) if negation else None
