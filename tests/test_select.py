@@ -528,14 +528,8 @@ def test_what_the_question_asks_sets_its_shape_not_what_it_takes_as_known():
     assert shape_of("In the simile of the two arrows, what is the second arrow?").meaning
     assert not shape_of("What did Sudinna do that led to the first rule on expulsion?").rule
     assert shape_of("Which rule did Sudinna break?").rule
-
-
-def test_a_number_asks_for_a_list_when_it_is_what_is_asked_not_what_the_question_is_about():
-    assert shape_of("What five things should everyone often reflect on?").items
-    assert shape_of("Which two extremes should one who has gone forth avoid?").items
-    assert shape_of("What are the four perils?").items
+    # a number in where the answer lies asks for no list
     assert not shape_of("In the simile of the four vipers, what does the raft stand for?").items
-    assert not shape_of("Where did Kassapa go after refusing the offers of five hundred deities?").items
 
 
 def test_a_text_s_own_question_gives_no_reason_and_a_sentence_opened_by_for_gives_one():
@@ -571,3 +565,26 @@ def test_a_simile_told_at_length_is_read_on_to_the_line_that_applies_it_within_i
     chosen = select._meaning_given(index, [told])
     assert [w.ref for w in chosen] == ["MN 9107:14.1–14.2", "MN 9107:14.24–14.25"]
     assert "shows the way" in chosen[1].text
+
+
+def test_the_few_lines_between_two_chosen_windows_of_one_text_join_them():
+    from chat.pipeline import select
+
+    lines = ["Then Sahampati, knowing the Buddha’s thought, thought, ‘Alas! The world will be lost!’",
+             "He vanished from the realm of divinity and appeared in front of the Buddha.",
+             "He raised his joined palms and said,",
+             "‘There are beings with little dust in their eyes; they will understand the teaching.’",
+             "Then he went on to say this verse:",
+             "‘Fling open the door to freedom from death!’"] + [f"A later line {k}." for k in range(7, 14)]
+    view = _view("mn985", "MN 985", "Sahampati", lines)
+    index = SimpleNamespace(sutta=lambda doc_id: view if doc_id == "mn985" else None)
+
+    def w(lo, hi):
+        return window("mn985", "MN 985", [s.seg_id for s in view.segments[lo:hi + 1]],
+                      [s.en for s in view.segments[lo:hi + 1]], 1.0)
+
+    chosen = select._gaps_filled(index, [w(4, 5), w(0, 1)])
+    assert [x.ref for x in chosen] == ["MN 985:1.1–1.2", "MN 985:1.3–1.4", "MN 985:1.5–1.6"]
+    assert "little dust" in chosen[1].text
+    # windows further apart are left as they are
+    assert select._gaps_filled(index, [w(0, 1), w(8, 9)]) == [w(0, 1), w(8, 9)]

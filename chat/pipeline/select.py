@@ -60,6 +60,7 @@ MEANING_REACH = 30  # segments after a simile told read for the line that applie
 # run on for twenty lines before it is applied (MN 107's road to Rājagaha, told at 14.6, applied at 14.29)
 MEANING_LINES = 4  # lines of that line's paragraph joined at most
 REPEAT_SHARE = 0.8  # words two texts' windows share (of all either has) to be one passage said twice
+GAP_LINES = 3  # lines between two chosen windows of one text read with them
 JOIN_CHARS = 700  # windows that meet are read as one up to this length (a line as the say prompt shows it)
 SHOWN_TO_MODEL = 6  # candidates the selector sees
 CANDIDATE_CHARS = 280
@@ -166,7 +167,7 @@ async def select_lines(llm, canon: CanonTools, question: str, *, use_model: bool
                                       renderings=_renderings(library))
     if selection.premise is not None and not any(w.overlaps(selection.premise.window) for w in chosen):
         chosen = [selection.premise.window, *chosen[:1]]  # the line that corrects it, and the best other
-    selection.chosen = chosen = _one_where_they_meet(library.evidence, chosen)
+    selection.chosen = chosen = _one_where_they_meet(library.evidence, _gaps_filled(library.evidence, chosen))
     selection.numbers = canon.show(chosen)
     selection.unseen = [n for n in selection.numbers if n > shown]
     if selection.calls or selection.premise is not None:  # a step worth showing: the model asked, a premise found
@@ -320,6 +321,30 @@ def _in_reading_order(chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
     if len({w.doc_id for w in chosen}) == 1:
         return sorted(chosen, key=lambda w: segment_key(w.seg_ids[0]))
     return chosen
+
+
+def _gaps_filled(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """The lines between two chosen windows of one text, when no more than `GAP_LINES` and no heading lie between
+    them, join the chosen ones: the passage runs on through them, and they may be what answers. Asked what reason
+    Sahampati gave, the windows that share the question's words were his thought before (MN 85:44.1–44.3) and his
+    verses after (44.7–44.19); between them he says it: "There are beings with little dust in their eyes" (44.6)."""
+    out = list(chosen)
+    by_text: dict[str, list[tuple[int, int]]] = {}
+    for window in chosen:
+        view = index.sutta(window.doc_id)
+        lo = view.position.get(window.seg_ids[0]) if view is not None else None
+        hi = view.position.get(window.seg_ids[-1]) if view is not None else None
+        if lo is not None and hi is not None:
+            by_text.setdefault(window.doc_id, []).append((lo, hi))
+    for doc_id, spans in by_text.items():
+        view = index.sutta(doc_id)
+        spans.sort()
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            gap = range(end + 1, start)
+            if 0 < len(gap) <= GAP_LINES and not any(is_heading(view.segments[k].seg_id) for k in gap):
+                score = min(w.score for w in chosen if w.doc_id == doc_id)
+                out.append(make_window(view, gap[0], gap[-1], score))
+    return _in_reading_order(out) if len(out) > len(chosen) else chosen
 
 
 def _one_where_they_meet(index, chosen: list[EvidenceWindow]) -> list[EvidenceWindow]:

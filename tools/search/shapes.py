@@ -38,8 +38,8 @@ _ASKS_WHAT_IS = re.compile(r"^\W*what\s+(?:is|are|was|were)\b", re.IGNORECASE)
 _ASKS_LIST = re.compile(
     r"\b(?:list|lists|listed|ways|methods|means of|steps|kinds|types|factors|remedies|remedy|practices|qualities|"
     r"things|items|stages|elements|how many|what are|which are|name the|advice|techniques|tips|how to|"
-    r"deal(?:ing)? with|overcom\w*|get rid of)\b", re.IGNORECASE)
-_ASKS_NUMBERED = re.compile(pattern("asks_numbered").pattern, re.IGNORECASE)
+    r"deal(?:ing)? with|overcom\w*|get rid of|"
+    r"two|three|four|five|six|seven|eight|nine|ten)\b", re.IGNORECASE)
 _ENUMERATES = re.compile(
     r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth|fifth|furthermore|moreover|finally|"
     r"what (?:two|three|four|five|six|seven|eight|nine|ten)\b|these are the|"
@@ -57,8 +57,7 @@ ABILITY = re.compile(
     re.IGNORECASE)
 _LIST_ITEM_SEPARATORS = re.compile(r"[;,]")
 _ASKS_REASON = re.compile(r"^\W*why\b|\bwhy (?:did|does|do|is|was|were|are|would|should|must|can|could)\b|"
-                          r"\bfor what reason\b|\bwhat (?:is|was) the reason\b|\bwhat reasons?\b|\bhow come\b",
-                          re.IGNORECASE)
+                          r"\bfor what reason\b|\bwhat (?:is|was) the reason\b|\bhow come\b", re.IGNORECASE)
 
 
 _ASKS_IDENTITY = pattern("asks_identity")
@@ -95,23 +94,16 @@ class Shape:
         return self.meaning or self.items or self.rule or self.ability or self.reason or self.identity or self.view
 
 
-def asks_list(question: str) -> bool:
-    """A list is asked for by its kind ("methods", "ways", "what are …") or by a number in what is asked ("What five
-    things …?"), not by a number in what the question is about ("the simile of the four vipers")."""
-    return bool(_ASKS_LIST.search(question) or _ASKS_NUMBERED.search(question))
-
-
 def shape_of(question: str) -> Shape:
     """The kinds of line the question asks for, read from what it asks, not from what it takes as known ("In the
     simile of the poisoned arrow, what does the wounded man insist on knowing?" asks for no simile's meaning)."""
     asked = asked_clause(question)
     # "In the simile of the two arrows, what is the second arrow?" asks what the second arrow stands for
     meaning = bool(_ASKS_MEANING.search(asked) or _ASKS_MEANING.search(question) and _ASKS_WHAT_IS.match(asked))
-    question = asked
-    return Shape(meaning=meaning, items=asks_list(question),
-                 rule=bool(_ASKS_RULE.search(question)), ability=bool(ABILITY.search(question)),
-                 reason=bool(_ASKS_REASON.search(question)), identity=bool(_ASKS_IDENTITY.search(question)),
-                 view=bool(_ASKS_VIEW.search(question)))
+    return Shape(meaning=meaning, items=bool(_ASKS_LIST.search(asked)),
+                 rule=bool(_ASKS_RULE.search(asked)), ability=bool(ABILITY.search(asked)),
+                 reason=bool(_ASKS_REASON.search(asked)), identity=bool(_ASKS_IDENTITY.search(asked)),
+                 view=bool(_ASKS_VIEW.search(asked)))
 
 
 def shape_credit(shape: Shape, text: str) -> float:
