@@ -52,14 +52,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     library = Library.open(ScholarSettings())
     shares: list[float] = []
+    per_file: list[str] = []
     for path in args.questions:
+        own: list[float] = []
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
             row = json.loads(line)
             _, chosen = selected(library, row["question"])
-            shares.append(share(row.get("must") or [], " ".join(w.text for w in chosen)))
-            sys.stdout.write(f"{row['id']}  {shares[-1]:.2f}  {[w.ref for w in chosen]}\n")
+            own.append(share(row.get("must") or [], " ".join(w.text for w in chosen)))
+            sys.stdout.write(f"{row['id']}  {own[-1]:.2f}  {[w.ref for w in chosen]}\n")
+        shares += own
+        if own:
+            per_file.append(f"{path.name}: {sum(own) / len(own):.3f} over {len(own)}")
+    sys.stdout.write("".join(f"{line}\n" for line in per_file))
     sys.stdout.write(f"mean {sum(shares) / len(shares):.3f} over {len(shares)} questions\n")
     return 0
 

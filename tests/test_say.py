@@ -372,24 +372,6 @@ def test_a_question_that_counts_is_told_which_line_sets_the_list_out():
     assert list_hint("What is the world?", [naming, items]) == ""  # the question counts nothing
 
 
-def test_a_question_of_meaning_or_reason_is_told_which_line_says_it():
-    from chat.pipeline.say import shape_hint
-
-    class W:
-        def __init__(self, text):
-            self.texts = [text]
-
-    told = W("Suppose a person asked you the road to the city, and you pointed it out, and they took the wrong road.")
-    applied = W("In the same way, though the goal is present, some disciples reach it and some fail.")
-    reason = W("For killing living creatures is the path leading to a short lifespan.")
-    asked = W("What is the reason why some people are short-lived?")
-    assert shape_hint("What is the simile of the road about?", [told, applied]) == \
-        "Line 2 says what the simile means: answer from it."
-    assert shape_hint("Why are some people short-lived?", [asked, reason]) == "Line 2 gives the reason: answer from it."
-    assert shape_hint("Why are some people short-lived?", [asked]) == ""  # one line: nothing to choose
-    assert shape_hint("Who asked about the road?", [told, applied]) == ""  # neither asked
-
-
 def test_a_sentence_that_restates_the_prompts_made_up_example_is_no_sentence_of_the_answer():
     from chat.pipeline.say import Said, echoes_example
 

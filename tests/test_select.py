@@ -433,8 +433,13 @@ def _simile_text():
              ("2.1", "“This is how it is for a person of small mind: a small misdeed stains their whole life."),
              ("2.2", "But a person of great mind who does the same is barely touched by it.”"),
              ("3.1", "Then the mendicants rejoiced in what the Buddha said.")]
-    segs = [SimpleNamespace(seg_id=f"an9.9:{local}", en=text, page=None) for local, text in lines]
-    doc = SimpleNamespace(doc_id="an9.9", sutta_id="AN 9.9", title="Dye")
+    return _text_of("an9.9", "AN 9.9", "Dye", lines)
+
+
+def _text_of(doc_id: str, sutta_id: str, title: str, lines: list[tuple[str, str]]):
+    """A text as the evidence index holds it, its lines given with their own segment numbers ("2.1")."""
+    segs = [SimpleNamespace(seg_id=f"{doc_id}:{local}", en=text, page=None) for local, text in lines]
+    doc = SimpleNamespace(doc_id=doc_id, sutta_id=sutta_id, title=title)
     return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
 
 
@@ -551,9 +556,7 @@ def _long_simile_text():
     lines += [("14.24", "“In the same way, though the goal is present, some of my disciples achieve it and some fail."),
               ("14.25", "The Realized One is the one who shows the way.”"),
               ("15.1", "Then the brahmin said to the Buddha:")]
-    segs = [SimpleNamespace(seg_id=f"mn9107:{local}", en=text, page=None) for local, text in lines]
-    doc = SimpleNamespace(doc_id="mn9107", sutta_id="MN 9107", title="Roads")
-    return SimpleNamespace(doc=doc, segments=segs, position={s.seg_id: i for i, s in enumerate(segs)})
+    return _text_of("mn9107", "MN 9107", "Roads", lines)
 
 
 def test_a_simile_told_at_length_is_read_on_to_the_line_that_applies_it_within_its_section():

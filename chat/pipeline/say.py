@@ -27,8 +27,7 @@ from chat.pipeline.grammar import OTHER_SCRIPTS
 from indexing.vocabulary import ABSTAIN_SENTENCE
 from prompts import load_prompt
 from tools.language.numbers import numbers
-from tools.language.reasons import gives_reason
-from tools.language.sentences import says_what_a_simile_means, split_sentences
+from tools.language.sentences import split_sentences
 from tools.language.words import pattern
 from tools.search.shapes import shape_credit, shape_of
 from tools.search.windows import EvidenceWindow
@@ -208,24 +207,6 @@ def list_hint(question: str, windows: list[EvidenceWindow]) -> str:
         for m in _WHAT_N.finditer(line_text(window)):
             if numbers(m.group(1)) & counted:
                 return f'Line {k} gives the {m.group(1).lower()} after "{m.group(0)}": name every one of them.'
-    return ""
-
-
-def shape_hint(question: str, windows: list[EvidenceWindow]) -> str:
-    """For a question that asks what a simile means or why, where one of several selected lines says it ("In the same
-    way, …", "For killing living creatures is the path …"): which line that is. Shown the simile's telling first,
-    the model restated the telling ("the Buddha asked a brahmin if he was skilled in the road to Rājagaha") and
-    never the line below it that says what it is about."""
-    if len(windows) < 2:
-        return ""
-    shape = shape_of(question)
-    for wanted, test, says in ((shape.meaning, says_what_a_simile_means, "says what the simile means"),
-                               (shape.reason, gives_reason, "gives the reason")):
-        if not wanted:
-            continue
-        k = next((k for k, w in enumerate(windows, 1) if test(line_text(w))), None)
-        if k is not None:
-            return f"Line {k} {says}: answer from it."
     return ""
 
 

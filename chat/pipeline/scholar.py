@@ -94,7 +94,6 @@ from chat.pipeline.say import (
     restated_for_copies,
     say_grammar,
     say_messages,
-    shape_hint,
 )
 from chat.pipeline.select import Selection, focused, select_lines, with_premise
 from chat.pipeline.tables import TableStep, table_answer
@@ -438,7 +437,7 @@ class Scholar:
         premise = turn.selection.premise
         at = next((k for k, w in enumerate(chosen, 1) if premise is not None and w.overlaps(premise.window)), None)
         hints = "\n".join(h for h in (plan.hints(), recap, premise.hint(at) if premise else "",
-                                      list_hint(turn.question, chosen) or shape_hint(turn.question, chosen)) if h)
+                                      list_hint(turn.question, chosen)) if h)
         voices = [self.library.evidence.voices(w.doc_id, w.seg_ids) for w in chosen]
         messages = say_messages(turn.question, chosen, hints, voices)
         grammar = say_grammar(len(chosen))
