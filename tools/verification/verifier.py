@@ -1151,7 +1151,8 @@ def _around(view: SuttaView, lo: int, hi: int) -> list[str]:
     return [s.en for s in view.segments[max(0, lo - REASON_MARGIN) : min(len(view.segments), hi + REASON_MARGIN + 1)]]
 
 
-_RELATIVE = re.compile(r"\b(?:who|whom|whose|which)\s+[^,;:?!.]+", re.IGNORECASE)
+# a clause the data file's relative pronouns open ("who", "whom", "whose", "which"), to the next mark
+_RELATIVE = re.compile(r"\b(?:" + "|".join(word_list("relative_pronouns")) + r")\s+[^,;:?!.]+", re.IGNORECASE)
 ASKED_ABOUT_WORDS = 3  # a relative clause of the question this long, copied whole, describes whom it asks about
 
 
