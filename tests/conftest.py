@@ -171,6 +171,22 @@ SUTTAS = {
         ("2.1", "But the chieftain Pāyāsi had the following harmful misconception:"),
         ("2.2", "“There is no afterlife. There’s no fruit or result of good and bad deeds.”"),
     ]),
+    "mn210": ("Crossing the Flood", [  # AN 4.196:6.1–7.2
+        ("1.1", "“In the same way, Sāḷha, those ascetics and brahmins who teach fervent mortification in disgust of "
+                "sin—regarding it as essential and sticking to it—are incapable of crossing the flood."),
+        ("1.2", "And those ascetics and brahmins whose livelihood and behavior by way of body, speech, and mind is not "
+                "pure are also incapable of knowing and seeing, of supreme awakening."),
+        ("2.1", "But those ascetics and brahmins who don’t teach mortification in disgust of sin—not regarding it as "
+                "essential or sticking to it—are capable of crossing the flood."),
+        ("2.2", "And those ascetics and brahmins whose behavior by way of body, speech, and mind is pure are also "
+                "capable of knowing and seeing, of supreme awakening.”"),
+    ]),
+    "mn211": ("The Empty Villages", [
+        ("1.1", "“What is the cause, sir, what is the reason why these days whole villages have disappeared?”"),
+        ("1.2", "“These days, brahmin, people just love illicit desire, and they murder each other with knives.”"),
+        ("2.1", "Later the brahmin went home to his estate."),
+        ("2.2", "Its fields were empty of workers."),
+    ]),
 }
 
 

@@ -591,3 +591,14 @@ def test_the_few_lines_between_two_chosen_windows_of_one_text_join_them():
     assert "little dust" in chosen[1].text
     # windows further apart are left as they are
     assert select._gaps_filled(index, [w(0, 1), w(8, 9)]) == [w(0, 1), w(8, 9)]
+
+
+def test_lines_that_ask_the_reason_and_go_on_past_the_question_answer_why():
+    from tools.language.reasons import answers_why
+
+    asked = "“What is the cause, sir, what is the reason why these days whole villages have disappeared?”"
+    assert answers_why([asked, "“These days, brahmin, people just love illicit desire.”"])
+    assert answers_why([f"{asked} “People love illicit desire.”"])  # question and reply in one line
+    assert not answers_why([asked])  # asked, not answered
+    assert not answers_why([asked, "“Why do you ask?”"])  # answered with a question
+    assert not answers_why(["What is your name?", "“Sela.”"])  # a question that asks no reason

@@ -611,3 +611,38 @@ def test_the_place_a_text_takes_place_is_where_each_of_its_lines_is_said(tmp_pat
     # another place, or a person the setting only names as a grove's owner, still speaks of someone else
     assert verdict("The monks near Sāvatthī became ashamed of their own bodies [MN 206:1.5–1.6].") != "supported"
     assert verdict("Then the nun Ambapālī became ashamed of her own body [MN 206:1.5–1.6].") != "supported"
+
+
+def test_a_sentence_one_side_of_a_contrast_says_is_not_denied_by_the_other_side(stores):
+    # the text sets out both sides: 1.2 says it as the sentence does (and more: "livelihood"), 2.2 the other side
+    asked = "Who is incapable of knowing and seeing?"
+    said = _verify_asked_of(stores, "Ascetics and brahmins whose behavior by way of body, speech, and mind is not pure "
+                                    "are incapable of knowing and seeing, of supreme awakening [MN 210:1.1–2.2].",
+                            asked, "mn210")
+    assert said.verdict == "supported", said.reason
+    # the sides swapped: said by neither line
+    swapped = _verify_asked_of(stores, "Ascetics and brahmins whose behavior by way of body, speech, and mind is pure "
+                                       "are incapable of knowing and seeing, of supreme awakening [MN 210:1.1–2.2].",
+                               asked, "mn210")
+    assert swapped.verdict == "unsupported" and swapped.finding is Finding.NEGATED, swapped.reason
+
+
+def test_a_sentence_that_says_a_simile_illustrates_is_held_to_what_it_says_it_illustrates(stores):
+    asked = "What does the simile of the boat illustrate?"
+    framed = _verify_asked_of(stores, "This simile illustrates that ascetics who teach fervent mortification are "
+                                      "incapable of crossing the flood [MN 210:1.1].", asked, "mn210")
+    assert framed.verdict == "supported", framed.reason
+    wrong = _verify_asked_of(stores, "The simile illustrates that ascetics who teach mortification are kings of the "
+                                     "flood [MN 210:1.1].", asked, "mn210")
+    assert wrong.verdict == "unsupported", wrong.reason
+
+
+def test_the_reply_to_a_question_that_asks_the_reason_gives_that_reason(stores):
+    asked = "Why have whole villages disappeared?"
+    given = _verify_asked_of(stores, "Whole villages have disappeared because people just love illicit desire "
+                                     "[MN 211:1.1–1.2].", asked, "mn211")
+    assert given.verdict == "supported", given.reason
+    # two lines of the story that follows, joined by "because": no line there asks or gives a reason
+    joined = _verify_asked_of(stores, "The fields of the estate were empty of workers because the brahmin went home "
+                                      "[MN 211:2.1–2.2].", "Why were the fields empty?", "mn211")
+    assert joined.verdict == "unsupported" and joined.finding is Finding.REASON_UNSTATED, joined.reason

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from tools.language.sentences import split_sentences
 from tools.language.words import pattern
 
 _GIVES = re.compile(pattern("gives_reason").pattern, re.IGNORECASE)
@@ -31,6 +32,20 @@ def gives_reason(text: str) -> bool:
         stop = _SENTENCE_END.search(text, m.end())
         if stop is None or stop.group() != "?":
             return True
+    return False
+
+
+_WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
+
+
+def answers_why(lines: list[str]) -> bool:
+    """The lines ask for a reason ("What is the cause, what is the reason why …?", "Why …?") and go on past the
+    question: a dialogue gives its reason as the reply to the question that asks it ("These days, brahmin, humans
+    just love illicit desire."), which need not say "because"."""
+    sentences = [s.text.rstrip(" ”’\"'") for line in lines for s in split_sentences(line)]
+    for i, sentence in enumerate(sentences[:-1]):
+        if sentence.endswith("?") and (_GIVES.search(sentence) or _WHY.search(sentence)):
+            return any(not later.endswith("?") for later in sentences[i + 1:])
     return False
 
 

@@ -17,7 +17,14 @@ from tools.language.negation import (
     words_after_negations,
 )
 from tools.language.numbers import is_number_word, number_phrases, number_words, numbers
-from tools.language.reasons import asserts_instruction, asserts_reason, gives_reason, instructs, narrates
+from tools.language.reasons import (
+    answers_why,
+    asserts_instruction,
+    asserts_reason,
+    gives_reason,
+    instructs,
+    narrates,
+)
 from tools.language.sentences import clauses, phrases, split_sentences
 from tools.language.words import STOPWORDS, fold, folded_words, light_stem, pattern, tokenize, word_list, word_set
 from tools.references import MENTION
@@ -435,7 +442,7 @@ def reason_check(claim: str, cited: list[str]) -> str | None:
     of the lines it cites must give a reason. Asked why, a small model joins two true lines of a story with
     "because", and each half's words are in the lines; that the one explains the other is the model's. `cited`
     empty (the whole text cited, or no line known): no finding."""
-    if not cited or not claims_a_reason(claim) or any(gives_reason(line) for line in cited):
+    if not cited or not claims_a_reason(claim) or any(gives_reason(line) for line in cited) or answers_why(cited):
         return None
     return "the cited lines give no reason"
 

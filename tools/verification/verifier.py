@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Literal
 
 from indexing.vocabulary import section_of, unit_ord
-from tools.language.reasons import view_asserted
+from tools.language.reasons import introduces_view, view_asserted
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
 from tools.language.words import fold, folded_words, tokenize, word_list, words
 from tools.passages import Passage
@@ -955,8 +955,12 @@ class ClaimVerifier:
             return PartResult(text, True, 1.0, "", Evidence.of(best, 1.0), missing)
         if score >= CHECK_THRESHOLD:
             found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
-            if found and found[0] is Finding.NEGATED and reported and \
-                    (stated := self._said_so_there(text, tokens, weights, near)):
+            # the texts set out both sides ("those who … are incapable …; but those who don't … are capable"): a
+            # sentence the cited lines say as it says it, in another of their windows, is not denied by the other;
+            # unless those lines are someone's view and the sentence states it as fact
+            if found and found[0] is Finding.NEGATED and \
+                    (stated := self._said_so_there(text, tokens, weights, near)) and \
+                    (reported or not _a_view_given(stated)):
                 return PartResult(text, True, stated.coverage, "", Evidence.of(stated, stated.coverage), missing)
             if found:
                 return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
@@ -983,7 +987,9 @@ class ClaimVerifier:
 
     def _said_so_there(self, text: str, tokens: list[str], weights: dict[str, float],
                        near: Sequence[Span]) -> Window | None:
-        """The cited lines' window that holds a clause of a view the sentence reports, as the view says it: "Pāyāsi
+        """The cited lines' window that holds the sentence as it says it, where another of their windows says the
+        opposite: the texts set out both sides of a contrast ("those whose behavior is not pure are incapable …;
+        those whose behavior is pure are capable …", AN 4.196), and report views that their replies deny. "Pāyāsi
         had the misconception that there is no afterlife, …, and there's no fruit or result of good and bad deeds"
         is DN 23:2.2 word for word, and the text's later "there is fruit and result" is Kassapa's reply to it, not
         the opposite of what the sentence says."""
@@ -1173,6 +1179,13 @@ def _without_asked_about(sentence: Sentence, question: str) -> Sentence:
         if found is not None:
             text = text[: found.start()] + text[found.end() :]
     return sentence if text == sentence.text else Sentence(text, sentence.citations)
+
+
+def _a_view_given(window: Window) -> bool:
+    """Whether the window's lines, or the line before them, introduce someone's view ("had the following harmful
+    misconception:"): what they say is that person's view, not the text's."""
+    segments = window.sutta.segments[max(0, window.lo - 1) : window.hi + 1]
+    return any(introduces_view(s.en) for s in segments)
 
 
 def _strip_framing(text: str) -> str:
