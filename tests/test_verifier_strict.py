@@ -635,6 +635,12 @@ def test_a_sentence_one_side_of_a_contrast_says_is_not_denied_by_the_other_side(
     chosen = verifier.verify([Sentence(plain, find_citations(text))], passages_of(store, "mn210"), strict=True,
                              question=asked).verdicts[0]
     assert chosen.verdict == "supported", chosen.reason
+    # held as closely as any sentence of the model's own: words the lines lack are not excused by the other side
+    more = ("Ascetics and brahmins whose behavior is not pure are incapable of knowing and seeing the heavenly palace "
+            "[MN 210:1.1–2.2].")
+    invented = verifier.verify([Sentence(re.sub(r"\s*\[[^\]]*\]", "", more), find_citations(more))],
+                               passages_of(store, "mn210"), strict=True, question=asked).verdicts[0]
+    assert invented.verdict == "unsupported", invented.reason
     # the sides swapped: said by neither line
     swapped = _verify_asked_of(stores, "Ascetics and brahmins whose behavior by way of body, speech, and mind is pure "
                                        "are incapable of knowing and seeing, of supreme awakening [MN 210:1.1–2.2].",

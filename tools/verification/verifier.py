@@ -957,10 +957,11 @@ class ClaimVerifier:
             found = self._consistency(text, best, view, negation=score >= NEGATION_THRESHOLD)
             # the texts set out both sides ("those who … are incapable …; but those who don't … are capable"): a
             # sentence the cited lines say as it says it, in another of their windows, is not denied by the other;
-            # unless those lines are someone's view and the sentence states it as fact
+            # unless those lines are someone's view and the sentence states it as fact. Held as closely as any
+            # sentence of the model's own is (STRICT_SUPPORT): the other side's denial is no reason to hold it less
             if found and found[0] is Finding.NEGATED and \
                     (stated := self._said_so_there(text, tokens, weights, near)) and \
-                    (reported or not _a_view_given(stated)):
+                    (reported or (not _a_view_given(stated) and (not strict or stated.coverage >= STRICT_SUPPORT))):
                 return PartResult(text, True, stated.coverage, "", Evidence.of(stated, stated.coverage), missing)
             if found:
                 return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
