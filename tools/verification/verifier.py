@@ -959,9 +959,10 @@ class ClaimVerifier:
             # sentence the cited lines say as it says it, in another of their windows, is not denied by the other;
             # unless those lines are someone's view and the sentence states it as fact. Held as closely as any
             # sentence of the model's own is (STRICT_SUPPORT): the other side's denial is no reason to hold it less
+            floor = STRICT_SUPPORT if strict and not reported else SUPPORT_THRESHOLD
             if found and found[0] is Finding.NEGATED and \
-                    (stated := self._said_so_there(text, tokens, weights, near)) and \
-                    (reported or (not _a_view_given(stated) and (not strict or stated.coverage >= STRICT_SUPPORT))):
+                    (stated := self._said_so_there(text, tokens, weights, near, floor)) and \
+                    (reported or not _a_view_given(stated)):
                 return PartResult(text, True, stated.coverage, "", Evidence.of(stated, stated.coverage), missing)
             if found:
                 return PartResult(text, False, score, found[1], evidence, missing, finding=found[0])
@@ -986,17 +987,18 @@ class ClaimVerifier:
         return PartResult(text, False, score, "not in the cited text" + detail, evidence, missing,
                           finding=Finding.NOT_IN_TEXT)
 
-    def _said_so_there(self, text: str, tokens: list[str], weights: dict[str, float],
-                       near: Sequence[Span]) -> Window | None:
-        """The cited lines' window that holds the sentence as it says it, where another of their windows says the
-        opposite: the texts set out both sides of a contrast ("those whose behavior is not pure are incapable …;
-        those whose behavior is pure are capable …", AN 4.196), and report views that their replies deny. "Pāyāsi
+    def _said_so_there(self, text: str, tokens: list[str], weights: dict[str, float], near: Sequence[Span],
+                       floor: float) -> Window | None:
+        """The cited lines' window that holds the sentence as it says it (`floor` of its weighted words), where
+        another of their windows says the opposite: the texts set out both sides of a contrast ("those whose behavior
+        is not pure are incapable …; those whose behavior is pure are capable …", AN 4.196), and report views that
+        their replies deny. "Pāyāsi
         had the misconception that there is no afterlife, …, and there's no fruit or result of good and bad deeds"
         is DN 23:2.2 word for word, and the text's later "there is fruit and result" is Kassapa's reply to it, not
         the opposite of what the sentence says."""
         for view, first, last in near:
             for window in self.index.best_windows(view, tokens, weights, top=1, lo=first, hi=last + 1):
-                if window.coverage >= SUPPORT_THRESHOLD and not self._consistency(text, window, view, negation=True):
+                if window.coverage >= floor and not self._consistency(text, window, view, negation=True):
                     return window
         return None
 
