@@ -187,6 +187,20 @@ SUTTAS = {
         ("2.1", "Later the brahmin went home to his estate."),
         ("2.2", "Its fields were empty of workers."),
     ]),
+    "mn212": ("Reed Baskets", [  # SN 56.32's form: a statement set out, then judged in a line of its own
+        ("1.1", "“Mendicants, suppose someone were to say:"),
+        ("1.2", "‘Without first learning the four kinds of diligence, I will finish the long journey across the "
+                "mountains.’"),
+        ("1.3", "That is not possible."),
+        ("2.1", "It’s as if someone were to say: ‘I’ll weave a basket out of dry reeds and carry river water home "
+                "in it.’"),
+        ("2.2", "That is not possible."),
+        ("3.1", "But suppose someone were to say: ‘After learning the four kinds of diligence, I will finish the long "
+                "journey across the mountains.’"),
+        ("3.2", "That is possible."),
+        ("4.1", "What do you think, mendicants? Would a basket of dry reeds hold the river water all the way home?”"),
+        ("4.2", "“No, sir.”"),
+    ]),
 }
 
 

@@ -10,6 +10,7 @@ from chat.pipeline import checks
 from chat.pipeline.draft import parse, render
 from tools.language.sentences import Sentence
 from tools.references import find_citations
+from tools.verification.claim_checks import judged_statement_check
 from tools.verification.evidence import EvidenceIndex
 from tools.verification.verifier import ClaimVerifier, Finding
 
@@ -667,3 +668,39 @@ def test_the_reply_to_a_question_that_asks_the_reason_gives_that_reason(stores):
     joined = _verify_asked_of(stores, "The fields of the estate were empty of workers because the brahmin went home "
                                       "[MN 211:2.1–2.2].", "Why were the fields empty?", "mn211")
     assert joined.verdict == "unsupported" and joined.finding is Finding.REASON_UNSTATED, joined.reason
+
+
+def test_a_sentence_that_asserts_what_the_next_line_denies_is_the_opposite_of_the_text(stores):
+    asked = "What does the Reed Baskets text say about the long journey?"
+    # every word is in 1.2; "That is not possible." is the line after it
+    asserted = _verify_asked_of(stores, "Without first learning the four kinds of diligence, one will finish the long "
+                                        "journey across the mountains [MN 212:1.2].", asked, "mn212")
+    assert asserted.verdict == "unsupported" and asserted.finding is Finding.NEGATED, asserted.reason
+    carried = _verify_asked_of(stores, "MN 212 says one can weave a basket out of dry reeds and carry river water "
+                                       "home in it [MN 212:2.1].", asked, "mn212")
+    assert carried.verdict == "unsupported" and carried.finding is Finding.NEGATED, carried.reason
+    # what the text says: the statement denied, or said to be impossible, or the statement it judges possible
+    for fair in ("Without first learning the four kinds of diligence, one cannot finish the long journey across the "
+                 "mountains [MN 212:1.2].",
+                 "After learning the four kinds of diligence, one will finish the long journey across the mountains "
+                 "[MN 212:3.1].",
+                 "Someone might say that they will finish the long journey across the mountains without first "
+                 "learning the four kinds of diligence [MN 212:1.1–1.2]."):
+        said = _verify_asked_of(stores, fair, asked, "mn212")
+        assert said.verdict == "supported", (fair, said.reason)
+    # "impossible" denies as "cannot" does (whether the lines hold the word is the coverage check's)
+    lines = ["It’s as if someone were to say: ‘I’ll weave a basket out of dry reeds and carry river water home in it.’",
+             "That is not possible."]
+    assert judged_statement_check("MN 212 says it is impossible to weave a basket out of dry reeds and carry river "
+                                   "water home in it.", lines) is None
+    assert judged_statement_check("MN 212 says one is able to weave a basket out of dry reeds and carry river "
+                                   "water home in it.", lines) is not None
+    # a question answered "No, sir.": asserting what it asks is the opposite of the reply
+    held = _verify_asked_of(stores, "A basket of dry reeds would hold the river water all the way home [MN 212:4.1].",
+                            asked, "mn212")
+    assert held.verdict == "unsupported" and held.finding is Finding.NEGATED, held.reason
+    for fair in ("A basket of dry reeds would not hold the river water all the way home [MN 212:4.1–4.2].",
+                 "The Buddha asks whether a basket of dry reeds would hold the river water all the way home "
+                 "[MN 212:4.1]."):
+        said = _verify_asked_of(stores, fair, asked, "mn212")
+        assert said.verdict == "supported", (fair, said.reason)

@@ -34,6 +34,7 @@ from tools.verification.claim_checks import (
     given_up_check,
     instruction_check,
     joined_name,
+    judged_statement_check,
     likened_pair_check,
     mend_quotations,
     misquoted,
@@ -46,6 +47,7 @@ from tools.verification.claim_checks import (
     quotations,
     reason_check,
     spoken_to,
+    with_its_denial,
 )
 from tools.verification.evidence import (
     EmbeddingScorer,
@@ -479,6 +481,8 @@ class ClaimVerifier:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.INSTRUCTION_UNSTATED, unstated
             elif given_up := given_up_check(plain, cited_lines):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, given_up
+            elif judged := judged_statement_check(plain, cited_lines):
+                verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, judged
             elif apart := likened_pair_check(plain, self._text_lines(sentence.citations, views)):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.LIKENED_APART, apart
             elif called := identity_check(plain, cited_lines, self._text_lines(sentence.citations, views), GENERIC):
@@ -1104,7 +1108,9 @@ class ClaimVerifier:
             reason = name_check(claim_names, f"{window.region(3)} {view.setting}", names(window.region(1), not_names))
             if reason:
                 return Finding.NAME_DIFFERS, reason
-        reason = negation_check(_strip_framing(text), window.text) if negation else None
+        following = view.segments[window.hi + 1].en.strip() if window.hi + 1 < len(view.segments) else ""
+        read = with_its_denial(window.text, following) if view is window.sutta else window.text
+        reason = negation_check(_strip_framing(text), read) if negation else None
         return (Finding.NEGATED, reason) if reason else None
 
     def _locate_elsewhere(self, verdict: Verdict, parts: list[str], exclude: set[str]) -> None:
