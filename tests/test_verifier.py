@@ -233,6 +233,10 @@ def test_a_partial_sentence_is_revised_only_while_its_opening_holds(stores):
                  "world but lives unsoiled by it like a lotus [MN 201].") == ""
     assert check("Sāriputta saw a lotus that grew in the palace of the king, a lotus that grew in the golden water, "
                  "and a lotus that sprouted and grew in the water [MN 201].") == ""
+    # the opening holds but the verb that frames it is in the part that failed: what is left has no verb ("The
+    # doctrine of ascetics and brahmins who view sensual pleasures as pleasant now"), so nothing of it is kept
+    assert check("A lotus that sprouted and grew in the water and rose up above it, but then sank under the golden "
+                 "palace of the king, illustrates the Realized One [MN 201].") == ""
 
 
 def test_a_sentence_whose_quotation_changes_the_texts_words_is_unsupported(stores):

@@ -10,6 +10,7 @@ each one that did not stand is listed in the answer's `unsupported_claims` with 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -19,6 +20,7 @@ from chat.pipeline.draft import Draft, Line, Reason, Status, explain, with_refs
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid, unit_id
 from tools.language.sentences import Sentence
+from tools.language.words import word_set
 from tools.passages import Passage, clip
 from tools.references import CitationRef, find_citations
 from tools.search.windows import EvidenceWindow
@@ -341,6 +343,8 @@ def _without_unsupported_clauses(v: Verdict) -> str | None:
     if not kept or len(kept) == len(parts) or kept[0] != 0:
         return None
     plain = v.sentence
+    if _lost_its_verb(plain, [parts[i].span for i in kept], [p.span for i, p in enumerate(parts) if i not in kept]):
+        return None
     pieces: list[str] = []
     for n, i in enumerate(kept):
         span = parts[i].span
@@ -359,6 +363,26 @@ def _without_unsupported_clauses(v: Verdict) -> str | None:
     if not refs:
         return None
     return with_refs(f"{body[0].upper()}{body[1:]}.", refs)
+
+
+_TELLING = word_set("telling_verbs")
+_RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that)\b", re.IGNORECASE)
+
+
+def _lost_its_verb(sentence: str, kept: list[tuple[int, int] | None], cut: list[tuple[int, int] | None]) -> bool:
+    """Whether what is kept is a subject whose verb was cut: "The doctrine of ascetics and brahmins who view sensual
+    pleasures as pleasant now [but result in future pain illustrates the dangers …]". The kept words open a relative
+    clause ("who", "that") and frame nothing, and the verb that frames the sentence ("illustrates", "says") is in a
+    part taken out. A kept clause with no relative ("The Realized One grew up in the world …, [and Sāriputta then
+    asked the king …]") is a sentence of its own."""
+    def said(spans: list[tuple[int, int] | None]) -> str:
+        return " ".join(sentence[a:b] for a, b in (sp for sp in spans if sp))
+
+    def tells(text: str) -> bool:
+        return any(w.lower() in _TELLING for w in re.findall(r"[\w’'-]+", text))
+
+    left = said(kept)
+    return bool(_RELATIVE.search(left)) and not tells(left) and tells(said(cut))
 
 
 def _narrowed(citations: list[CitationRef], evidence_ref: str) -> tuple[int, CitationRef] | None:
