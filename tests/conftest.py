@@ -200,6 +200,10 @@ SUTTAS = {
         ("3.2", "That is possible."),
         ("4.1", "What do you think, mendicants? Would a basket of dry reeds hold the river water all the way home?”"),
         ("4.2", "“No, sir.”"),
+        ("5.1", "Their talk at the river ford went on. Kāḷa said, “Soṇa, is there even a single mendicant who was "
+                "appointed by the teacher, saying:"),
+        ("5.2", "‘This one will be your refuge when I have passed away’?”"),
+        ("5.3", "“No, there is not.”"),
     ]),
 }
 

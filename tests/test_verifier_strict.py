@@ -10,8 +10,8 @@ from chat.pipeline import checks
 from chat.pipeline.draft import parse, render
 from tools.language.sentences import Sentence
 from tools.references import find_citations
-from tools.verification.claim_checks import judged_statement_check
 from tools.verification.evidence import EvidenceIndex
+from tools.verification.relation_checks import judged_statement_check
 from tools.verification.verifier import ClaimVerifier, Finding
 
 from fakes import WordScorer, passages_of
@@ -688,6 +688,15 @@ def test_a_sentence_that_asserts_what_the_next_line_denies_is_the_opposite_of_th
                  "learning the four kinds of diligence [MN 212:1.1–1.2]."):
         said = _verify_asked_of(stores, fair, asked, "mn212")
         assert said.verdict == "supported", (fair, said.reason)
+    # the reader's premise taken for the text's: the question's own words ("according to Soṇa's talk at the ford") are
+    # the reader's, and the rest is what the text asks and answers "No, there is not."
+    premise = "Which mendicant did the teacher appoint as the refuge, according to Soṇa's talk at the river ford?"
+    taken = _verify_asked_of(stores, "The teacher appointed Soṇa as the refuge, according to Soṇa's talk at the "
+                                     "river ford [MN 212:5.1].", premise, "mn212")
+    assert taken.verdict == "unsupported" and taken.finding is Finding.NEGATED, taken.reason
+    corrected = _verify_asked_of(stores, "No single mendicant was appointed by the teacher as the refuge "
+                                         "[MN 212:5.1–5.3].", premise, "mn212")
+    assert corrected.verdict == "supported", corrected.reason
     # "impossible" denies as "cannot" does (whether the lines hold the word is the coverage check's)
     lines = ["It’s as if someone were to say: ‘I’ll weave a basket out of dry reeds and carry river water home in it.’",
              "That is not possible."]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from tools.language.denials import denied_sentences, polarity_said, reports_saying
 from tools.language.negation import (
     ANTONYMS,
     is_negation_word,
@@ -331,7 +332,7 @@ def negation_check(claim: str, evidence: str) -> str | None:
     claim = without_own_quotes(claim, evidence)
     # a sentence the next one denies ("Would the Ganges become salty?" "No, sir.") says the opposite of its words,
     # unless the claim only reports it as said or asked
-    reports = bool(_REPORTS_SAYING.search(MENTION.sub(" ", claim)))
+    reports = reports_saying(MENTION.sub(" ", claim))
     judged = [(c, set(tokenize(c)), denied and not reports) for sentence, denied in denied_sentences(evidence)
               for c in clauses(sentence) or [sentence]] or [(evidence, set(tokenize(evidence)), False)]
     ev = [(c, w) for c, w, _ in judged]
@@ -343,7 +344,7 @@ def negation_check(claim: str, evidence: str) -> str | None:
         # a denied sentence is read whole, and so is the claim against it: its parity is the sentence's ("Without
         # X, I will Y." "That is not possible." against "without X one cannot Y"), which a clause cut at the comma
         # ("one cannot Y") does not have
-        said, meant = _polarity_said(claim) if denied else polarity(clause), polarity(best) ^ denied
+        said, meant = polarity_said(claim) if denied else polarity(clause), polarity(best) ^ denied
         if len(words & best_words) >= max(3, 0.6 * len(words)) and said != meant:
             if said and not _negates_what_the_text_says(clause, best_words):
                 continue
@@ -396,65 +397,6 @@ def given_up_check(claim: str, cited: list[str]) -> str | None:
     if len(only_given) >= GIVEN_UP_WORDS:
         return "negated: it says is had what the text says is given up"
     return None
-
-
-_JUDGED_IMPOSSIBLE = pattern("judged_impossible")
-_DENIES_THE_QUESTION = pattern("denies_the_question")
-_IMPOSSIBILITY = word_set("impossibility")
-# a sentence that reports the statement as someone's saying or asking ("someone might say that …", "the Buddha asks
-# whether …") asserts nothing of it; "SN 56.32 says that …" and "the Buddha says …" assert what follows
-_REPORTS_SAYING = re.compile(r"\b(?:claim\w*|suppos\w*|were to|might|would say|(?:someone|anyone|one) (?:says?|said)|"
-                             r"ask\w*|whether|question\w*)\b", re.IGNORECASE)
-JUDGED_SHARE = 0.6  # of the sentence's content words the statement holds: the sentence says that statement
-
-
-def denied_sentences(text: str) -> list[tuple[str, bool]]:
-    """The text's sentences, each with whether the next one denies it: a statement judged "That is not possible."
-    (SN 56.32), a question answered "No, sir." (AN 3.100's "Would the Ganges river become salty?"). A denied
-    sentence says the opposite of its words."""
-    sentences = [s.text for s in split_sentences(text)]
-    return [(sentence, _denies(sentence, after)) for sentence, after in zip(sentences, sentences[1:] + [""])]
-
-
-def with_its_denial(text: str, after: str) -> str:
-    """The lines, and the line after them when it denies their last sentence ("No, sir."): read alone, "Would the
-    Ganges river become salty?" asks what the reply denies."""
-    sentences = split_sentences(text)
-    return f"{text} {after}" if sentences and after and _denies(sentences[-1].text, after) else text
-
-
-def _denies(statement: str, reply: str) -> bool:
-    heard = reply.lower()
-    return bool(_JUDGED_IMPOSSIBLE.search(heard)
-                or (statement.rstrip(" ”’\"").endswith("?") and _DENIES_THE_QUESTION.search(heard)))
-
-
-def judged_statement_check(claim: str, cited: list[str]) -> str | None:
-    """A sentence that asserts what the lines go on to deny, in a line of its own after it. SN 56.32 sets a
-    statement out and then judges it: "suppose someone were to say: 'Without truly comprehending the noble truths …,
-    I will completely make an end of suffering.' That is not possible." AN 3.100 asks and is answered: "Would the
-    Ganges river become salty and undrinkable?" "No, sir." Every word of "without comprehending the noble truths
-    one will completely make an end of suffering", or of "the Ganges river would become salty", is in one line, and
-    the denial is in the next: the negation check reads the lines its sentence is matched to, and those may stop
-    before the denial. The sentence says the statement (or the question) when that holds `JUDGED_SHARE` of its
-    content words; it asserts it when its polarity ("cannot", "impossible" counted) is the statement's own."""
-    said = MENTION.sub(" ", claim)
-    if _REPORTS_SAYING.search(said):
-        return None
-    words = set(tokenize(said))
-    if len(words) < 3:
-        return None
-    for statement, denied in denied_sentences(" ".join(cited)):
-        if not denied or len(words & set(tokenize(statement))) < JUDGED_SHARE * len(words):
-            continue
-        if _polarity_said(said) == polarity(statement):
-            return "negated: the lines after it deny it"
-    return None
-
-
-def _polarity_said(text: str) -> int:
-    """The polarity of a sentence with "impossible", "unable" counted as negations."""
-    return polarity(text) ^ (sum(w.lower() in _IMPOSSIBILITY for w in re.findall(r"[\w’'-]+", text)) % 2)
 
 
 _LIKENS = re.compile(pattern("likens").pattern, re.IGNORECASE)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import re
 
+from tools.language.denials import denied_sentences, polarity_said, reports_saying
+from tools.language.negation import polarity
 from tools.language.reasons import introduces_view, view_asserted
 from tools.language.speakers import BUDDHA, BUDDHA_NAMES, UNNAMED
 from tools.language.words import fold, pattern, word_list, words
-from tools.verification.evidence import matches_any
+from tools.references import MENTION
+from tools.verification.evidence import claim_tokens, matches_any
 
 VIEW_SHARE = 0.6  # of the view's words the line that states it best must hold (else the view is not located)
 
@@ -438,3 +441,36 @@ def identity_check(claim: str, cited: list[str], text: list[str], not_names: set
                 return None
             before = sentence
     return "no line of the text calls this person what the sentence calls them"
+
+
+JUDGED_SHARE = 0.6  # of the sentence's content words the statement holds: the sentence says that statement
+
+
+def judged_statement_check(claim: str, cited: list[str], asked: frozenset[str] = frozenset()) -> str | None:
+    """A sentence that asserts what the lines go on to deny, in a line of its own after it. SN 56.32 sets a
+    statement out and then judges it: "suppose someone were to say: 'Without truly comprehending the noble truths …,
+    I will completely make an end of suffering.' That is not possible." AN 3.100 asks and is answered: "Would the
+    Ganges river become salty and undrinkable?" "No, sir." Every word of "without comprehending the noble truths
+    one will completely make an end of suffering", or of "the Ganges river would become salty", is in one line, and
+    the denial is in the next: the negation check reads the lines its sentence is matched to, and those may stop
+    before the denial. The sentence says the statement (or the question) when that holds `JUDGED_SHARE` of its
+    content words; it asserts it when its polarity ("cannot", "impossible" counted) is the statement's own.
+
+    The reader's words (`asked`, the question's tokens) that the statement lacks are left out of that share: "The
+    Buddha appointed Ānanda to be the Sangha's refuge after his death, according to Ānanda's conversation with
+    Vassakāra …" takes a question's premise for the text's, and MN 108 asks "is there even a single mendicant who
+    was appointed by Mister Gotama, saying: 'This one will be your refuge …'?" and answers "No, there is not." """
+    said = MENTION.sub(" ", claim)
+    if reports_saying(said):
+        return None
+    mine = set(claim_tokens(said))
+    for statement, denied in denied_sentences(" ".join(cited)):
+        if not denied:
+            continue
+        stated = set(claim_tokens(statement))
+        core = mine - (asked - stated)
+        if len(core) < 3 or len(core & stated) < JUDGED_SHARE * len(core):
+            continue
+        if polarity_said(said) == polarity(statement):
+            return "negated: the lines after it deny it"
+    return None

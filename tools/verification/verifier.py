@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Literal
 
 from indexing.vocabulary import section_of, unit_ord
+from tools.language.denials import with_its_denial
 from tools.language.reasons import introduces_view, view_asserted
 from tools.language.sentences import Sentence, clause_breaks, split_sentences
 from tools.language.words import fold, folded_words, tokenize, word_list, words
@@ -34,7 +35,6 @@ from tools.verification.claim_checks import (
     given_up_check,
     instruction_check,
     joined_name,
-    judged_statement_check,
     likened_pair_check,
     mend_quotations,
     misquoted,
@@ -47,7 +47,6 @@ from tools.verification.claim_checks import (
     quotations,
     reason_check,
     spoken_to,
-    with_its_denial,
 )
 from tools.verification.evidence import (
     EmbeddingScorer,
@@ -73,6 +72,7 @@ from tools.verification.relation_checks import (
     doer_of,
     first_person_check,
     identity_check,
+    judged_statement_check,
     quote_speaker_check,
     sayer_check,
     speaker_check,
@@ -113,6 +113,9 @@ RESCUE_STRICT = False
 DENSE_SUPPORT = 0.62  # cosine (MiniLM) at which a paraphrase counts as support although its words differ
 MIN_CLAIM_TOKENS = 3
 REASON_MARGIN = 1  # segments each side of the cited lines where the reason a "because" claims may stand
+# segments after the cited lines read for a reply that denies them: a question cited by its first line may run on
+# to a second ("… saying: / 'This one will be your refuge …' to whom you would now turn?" / "No, there is not.")
+REPLY_MARGIN = 2
 VERBATIM_WORDS = 5  # a sentence this long that is the cited text's own words, word for word, is a copy of it
 MIN_PART_TOKENS = 4  # a shorter clause is judged with its neighbour: alone it matches anything or nothing
 
@@ -481,7 +484,8 @@ class ClaimVerifier:
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.INSTRUCTION_UNSTATED, unstated
             elif given_up := given_up_check(plain, cited_lines):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, given_up
-            elif judged := judged_statement_check(plain, cited_lines):
+            elif judged := judged_statement_check(plain, self._cited_lines(sentence.citations, views, REPLY_MARGIN),
+                                                  framing):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.NEGATED, judged
             elif apart := likened_pair_check(plain, self._text_lines(sentence.citations, views)):
                 verdict.verdict, verdict.finding, verdict.reason = "unsupported", Finding.LIKENED_APART, apart
@@ -705,9 +709,9 @@ class ClaimVerifier:
         cited = {c.sutta_id for c in refs if c.ok}
         return [s.en for v in views if v.sutta_id in cited for s in v.segments]
 
-    def _cited_lines(self, refs: list[CitationRef], views: list[SuttaView]) -> list[str]:
-        """The lines the citations name, `REASON_MARGIN` segments wider each side (a citation one line off); [] when
-        one of them names a whole text or a document, whose lines are not known."""
+    def _cited_lines(self, refs: list[CitationRef], views: list[SuttaView], after: int = 0) -> list[str]:
+        """The lines the citations name, `REASON_MARGIN` segments wider each side (a citation one line off), and
+        `after` more after them; [] when one of them names a whole text or a document, whose lines are not known."""
         by_doc = {v.doc.doc_id: v for v in views}
         lines: list[str] = []
         for ref in refs:
@@ -716,7 +720,7 @@ class ClaimVerifier:
             span = cited_span(view, ref.seg_start, ref.seg_end) if view is not None else None
             if view is None or span is None:
                 return []
-            lines.extend(_around(view, *span))
+            lines.extend(_around(view, span[0], span[1] + after))
         return lines
 
     def _verbatim(self, sentence: str, views: list[SuttaView]) -> bool:
