@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from chat.pipeline.followups import generate_followups, usable_followups
-from chat.pipeline.premise import asserted, check_premise, same_premise
+from chat.pipeline.premise import asserted, check_premise, presupposed, same_premise
 from chat.pipeline.select import (
     _list_items,
     _shaped,
@@ -169,6 +169,10 @@ def test_the_premise_a_question_takes_for_granted():
     assert asserted("Why can't women become arahants?") == "can't women become arahants"
     assert asserted("How did the Buddha cross the flood?") is None
     assert asserted("Why does Ānanda say MN 18 should be remembered as the Honey-Cake Discourse?") is None
+    # said by someone other than the Buddha or a text: their view, which the text that tells it does not contradict
+    assert asserted("Why did the Jain ascetics at the Black Rock tell the Buddha that pleasure is gained through "
+                    "pain?") is None
+    assert asserted("Does MN 10 say that one should watch the breath?") == "one should watch the breath"
 
 
 async def test_a_contradicted_premise_is_said_with_the_line_and_that_line_is_chosen():
@@ -191,6 +195,33 @@ def test_a_premise_the_lines_bear_out_is_left_alone():
     negated = check_premise("Why did the Buddha say that the mind is never corrupted by passing corruptions?",
                             [radiant])
     assert negated is not None and negated.how == "negation"
+
+
+def test_a_text_that_asks_the_readers_question_and_answers_no_contradicts_what_it_takes_for_granted():
+    asked = "Which monk did the Buddha appoint to be the Sangha's refuge, according to Ānanda's talk with Vassakāra?"
+    assert presupposed(asked) == "Which monk did the Buddha appoint to be the Sangha's refuge"
+    assert presupposed("Did the Buddha appoint a successor?") is None  # asks yes or no: "no" answers it
+    denied = window("mn108", "MN 108", ["mn108:7.1", "mn108:7.2", "mn108:7.3"], [
+        "“Mister Ānanda, is there even a single monk who was appointed by Mister Gotama, saying:",
+        "‘This one will be your refuge when I have passed away,’ to whom you would now turn?”",
+        "“No, there is not.”"], 1.0)
+    premise = check_premise(asked, [denied])
+    assert premise is not None and premise.how == "denied" and premise.ref == denied.ref
+    note = premise.note()
+    assert note.startswith("The texts I have do not bear out what the question assumes: MN 108 says otherwise")
+    assert note.endswith("“No, there is not.” [MN 108:7.1–7.3].")
+    # the same question answered yes, or a question the reader did not ask answered no, contradicts nothing
+    granted = window("mn108", "MN 108", list(denied.seg_ids), [*denied.texts[:2], "“Yes, there is.”"], 1.0)
+    assert check_premise(asked, [granted]) is None
+    other = window("mn108", "MN 108", ["mn108:11.1", "mn108:11.2"], [
+        "“Is there even a single monk who the monks now honor and respect?”", "“No, there is not.”"], 1.0)
+    assert check_premise(asked, [other]) is None
+    # a question that only asks what was said, or whose verb the text's question lacks, takes nothing for granted
+    saw = window("mn21", "MN 21", ["mn21:21.1", "mn21:21.2"], [
+        "“If you frequently reflect on this advice on the simile of the saw, do you see any criticism that you could "
+        "not endure?”", "“No, sir.”"], 1.0)
+    assert check_premise("What does the Buddha say about anger in the simile of the saw?", [saw]) is None
+    assert check_premise("Why did the Buddha stay calm about criticism in the simile of the saw?", [saw]) is None
 
 
 async def test_the_answer_opens_with_the_premise_and_no_follow_up_restates_it(base):
