@@ -20,7 +20,7 @@ from chat.pipeline.draft import Draft, Line, Reason, Status, explain, with_refs
 from indexing.stores.docstore import DocStore
 from indexing.vocabulary import segment_distance, segment_key, sutta_id_to_uid, unit_id
 from tools.language.sentences import Sentence
-from tools.language.words import word_set
+from tools.language.words import word_list, word_set
 from tools.passages import Passage, clip
 from tools.references import CitationRef, find_citations
 from tools.search.windows import EvidenceWindow
@@ -366,7 +366,8 @@ def _without_unsupported_clauses(v: Verdict) -> str | None:
 
 
 _TELLING = word_set("telling_verbs")
-_RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that)\b", re.IGNORECASE)
+# "that" too: "A lotus that sprouted … [, but then sank …, illustrates]" is as much a subject left without its verb
+_RELATIVE = re.compile(r"\b(?:" + "|".join((*word_list("relative_pronouns"), "that")) + r")\b", re.IGNORECASE)
 
 
 def _lost_its_verb(sentence: str, kept: list[tuple[int, int] | None], cut: list[tuple[int, int] | None]) -> bool:
