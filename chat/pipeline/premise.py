@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from indexing.text import tokenize
 from tools.language.denials import denied_sentences
-from tools.language.sentences import split_sentences, stop_pieces
+from tools.language.sentences import stop_pieces
 from tools.language.speakers import BUDDHA_NAMES
 from tools.language.words import fold, word_set
 from tools.references import MENTION
@@ -182,10 +182,11 @@ def _asked_and_denied(asked: str, windows: list[EvidenceWindow], weights, render
     if verb is None or len(subject) < MIN_ASKED_WORDS:
         return None
     for window in windows:
-        for sentence, denied in denied_sentences(" ".join(t.replace("<j>", " ") for t in window.texts)):
+        read = denied_sentences(" ".join(t.replace("<j>", " ") for t in window.texts))
+        for (sentence, denied), (reply, _) in zip(read, read[1:]):
             if denied and sentence.rstrip("”’\"' ").endswith("?") and verb in tokenize(sentence) \
                     and measure(sentence) >= DENIED_SUBJECT_SHARE:
-                return Premise(asked, window, _with_reply(sentence, window), "denied")
+                return Premise(asked, window, f"{sentence} {reply}", "denied")
     return None
 
 
@@ -204,14 +205,6 @@ def _asked_verb(asked: str) -> str | None:
             found = tokenize(word)
             return found[0] if found else None
     return None
-
-
-def _with_reply(question: str, window: EvidenceWindow) -> str:
-    """The text's question and the reply that follows it in the window ("… to whom you would now turn?" "No, there
-    is not.")."""
-    sentences = [s.text for s in split_sentences(" ".join(t.replace("<j>", " ") for t in window.texts))]
-    at = sentences.index(question)
-    return " ".join(sentences[at : at + 2])
 
 
 PREFIX = 5  # a word meets another it begins ("perfect" meets "perfection") when it is this long

@@ -1112,9 +1112,7 @@ class ClaimVerifier:
             reason = name_check(claim_names, f"{window.region(3)} {view.setting}", names(window.region(1), not_names))
             if reason:
                 return Finding.NAME_DIFFERS, reason
-        following = view.segments[window.hi + 1].en.strip() if window.hi + 1 < len(view.segments) else ""
-        read = with_its_denial(window.text, following) if view is window.sutta else window.text
-        reason = negation_check(_strip_framing(text), read) if negation else None
+        reason = negation_check(_strip_framing(text), _with_reply(window)) if negation else None
         return (Finding.NEGATED, reason) if reason else None
 
     def _locate_elsewhere(self, verdict: Verdict, parts: list[str], exclude: set[str]) -> None:
@@ -1163,6 +1161,12 @@ def _retrieved_doc_ids(passages, index: EvidenceIndex) -> set[str] | None:
             if doc is not None:
                 out.add(doc.doc_id)
     return out
+
+
+def _with_reply(window: Window) -> str:
+    """The window's lines, with the line after them when it denies their last sentence ("No, sir.")."""
+    segments = window.sutta.segments
+    return with_its_denial(window.text, segments[window.hi + 1].en.strip() if window.hi + 1 < len(segments) else "")
 
 
 def _around(view: SuttaView, lo: int, hi: int) -> list[str]:
